@@ -18,7 +18,7 @@ import { commitRecordsPath, readCommitRecordsHead, removeCommitRecords, updateCo
 import { indexDiffs, type DiffIndexSummary } from './diff-index.ts';
 import { recordedCommits, removeRecords } from './diff-store.ts';
 import { historySource } from './history-source.ts';
-import { walkHistory } from './history-walk.ts';
+import { walks } from './walk-cache.ts';
 import { updateWordCountsInThread, type WordCountsSummary } from './word-count-build.ts';
 import { removeWordCounts, wordCountsPath } from './word-counts.ts';
 
@@ -50,7 +50,8 @@ export interface HistorySummary extends IndexSummary {
 /** Builds (or brings up to date) the history index of one repository. */
 export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySummary> {
   const started = performance.now();
-  const walk = await walkHistory(
+  // The walk of the refs: the last one of this repository extended when this process made it (walk-cache.ts).
+  const { walk } = await walks.walk(
     o.gitDir,
     o.refs.map((r) => r.commit),
     { maxCommits: o.maxCommits ?? DEFAULT_HISTORY_MAX_COMMITS },

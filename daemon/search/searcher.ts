@@ -54,12 +54,12 @@ import { planTerms, type Plan, type PlanNode } from '../query/terms.ts';
 
 /**
  * A search asked to find its candidates here (SearchOptions.candidatesHere) does so when it
- * reads at most this many shards (a history's: its first shard and the delta shards of its
- * updates, at most MAX_DELTA_SHARDS before it is built again), and hands them on only up to
- * this many in all: past it, reading the posting lists was the workers' share of the work,
- * and the candidates are a long message.
+ * reads at most this many shards (a history's: the few shards of its last full build, and
+ * the delta shards of its updates since, at most MAX_DELTA_SHARDS), and hands them on only
+ * up to this many in all: past it, reading the posting lists was the workers' share of the
+ * work, and the candidates are a long message.
  */
-const CANDIDATES_HERE_SHARDS = 1 + MAX_DELTA_SHARDS;
+const CANDIDATES_HERE_SHARDS = 4 + MAX_DELTA_SHARDS;
 const CANDIDATES_HERE_MAX = 4096;
 
 export type { SearchChunk } from './stream-sink.ts';
