@@ -21,7 +21,7 @@ import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { tempDir } from '../helpers/corpus.ts';
 import { fastImportRepo } from '../helpers/git.ts';
-import { healthPoller, ownDelay, showHealth as show, type HealthSample } from '../helpers/health-poller.ts';
+import { healthPoller, ownDelay, showHealth as show, withinBound, type HealthSample } from '../helpers/health-poller.ts';
 import { formatStats, procStats } from '../helpers/proc.ts';
 import { serve, stop } from '../helpers/serve.ts';
 
@@ -146,10 +146,9 @@ test(`whole-repository listings of ${20 * MIDDLE * FILES_PER_DIR} files: /api/he
     // The time the machine's load kept the daemon from running is not the daemon's, nor is
     // the polling thread's own work: on a shared 2-core machine either alone can pass the
     // bound.
-    assert.ok(
-      ownDelay(worstNet) < HEALTH_BOUND_MS,
-      `worst /api/health latency, less the daemon's wait for a CPU and the poller's own time: ${show(worstNet)} while the listings ran (bound ${HEALTH_BOUND_MS} ms)`,
-    );
+    // (One stall of the machine's aside: withinBound.)
+    const verdict = withinBound(samples, HEALTH_BOUND_MS);
+    assert.ok(verdict.ok, `/api/health latency, less the daemon's wait for a CPU and the poller's own time, while the listings ran: ${verdict.why}`);
 
     // The same listing asked for again, by many at once: written, not made again.
     cpu = cpuMs(pid);

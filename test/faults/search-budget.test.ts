@@ -22,7 +22,7 @@ import { planQuery } from '../../daemon/query/plan.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { fastImportRepo } from '../helpers/git.ts';
-import { healthPoller, ownDelay, showHealth, type HealthSample } from '../helpers/health-poller.ts';
+import { healthPoller, ownDelay, showHealth, withinBound, type HealthSample } from '../helpers/health-poller.ts';
 import { serve, stop } from '../helpers/serve.ts';
 
 const FULL = process.env.TRAWL_FAULTS_FULL === '1';
@@ -266,8 +266,10 @@ test('costly requests hold neither the event loop nor another caller', { timeout
       for (const a of answers) assert.ok([200, 400, 503].includes(a.status), `answered ${a.status}`);
       assert.ok(health.length >= 5, `health polled ${health.length} times`);
       // The time the machine's load kept the daemon's thread from running is not the
-      // daemon's (other test files share these cores): what is left must be under the bound.
-      assert.ok(ownDelay(worstOwn) < 100, `worst /api/health, less the daemon's wait for a CPU and the poller's own time: ${showHealth(worstOwn)}`);
+      // daemon's (other test files share these cores): what is left must be under the bound
+      // (one stall of the machine's aside: withinBound).
+      const verdict = withinBound(health, 100);
+      assert.ok(verdict.ok, `/api/health, less the daemon's wait for a CPU and the poller's own time: ${verdict.why}`);
     });
   } finally {
     if (child) await stop(child);
