@@ -565,16 +565,32 @@ function newIndexVersion(): string {
 /** Tells searchers (in this and other processes) that some manifest changed. */
 export function bumpIndexVersion(dataDir: string, version = newIndexVersion()): void {
   writeFileAtomic(join(dataDir, 'index-version'), `${version}\n`);
+  stampsThisTurn.delete(dataDir);
 }
 
 /**
+ * The stamps taken during the current turn of the event loop, by data dir. One search asks
+ * several times (each service it passes through, the tips' and the history's, checks both
+ * data dirs) and a stat costs tens of microseconds on a cold machine; the answer is the
+ * same for all of them, as a bump by another process between two of them is only seen at
+ * the next search anyway. A bump by this process forgets its dir's stamp at once.
+ */
+const stampsThisTurn = new Map<string, string>();
+
+/**
  * The index-version file's identity (inode, times, size) without reading it: one stat, where
- * a read is four system calls. A bump replaces the file (writeFileAtomic), so a stamp seen
- * again means the version read along with it still holds. '' when there is no file.
+ * a read is four system calls, and at most one per data dir in a turn of the event loop. A
+ * bump replaces the file (writeFileAtomic), so a stamp seen again means the version read
+ * along with it still holds. '' when there is no file.
  */
 export function indexVersionStamp(dataDir: string): string {
+  const known = stampsThisTurn.get(dataDir);
+  if (known !== undefined) return known;
   const st = statSync(join(dataDir, 'index-version'), { bigint: true, throwIfNoEntry: false });
-  return st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}` : '';
+  const stamp = st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}` : '';
+  if (stampsThisTurn.size === 0) setImmediate(() => stampsThisTurn.clear()).unref();
+  stampsThisTurn.set(dataDir, stamp);
+  return stamp;
 }
 
 /** index-version's content; '' when there is none or it cannot be read (then the next bump, which replaces it, is seen). */

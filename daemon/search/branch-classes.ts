@@ -77,7 +77,7 @@ export function branchClasses(plan: Plan, shard: Shard, members: readonly Search
     const tree = specialize(plan.root, shard.facts(first, repo), names[shard.members[first]!.branchFirst]!);
     return tree.op === 'const' && !tree.value ? [] : [{ byMember: plain.byMember, tree, docs: plain.docs }];
   }
-  const named = namedBranches(plan, atoms, shard, members);
+  const named = namedClassesOf(plan, atoms, shard, members);
   if (named !== undefined) return named;
   const out: BranchClass[] = [];
   for (const g of filterGroups(shard, members, atoms, plan.branches.length > 0)) {
@@ -152,6 +152,29 @@ function decideFilters(shard: Shard, members: readonly SearchMember[], atoms: re
     }
   }
   return [...groups.values()];
+}
+
+/**
+ * Per shard, the named classes of its last search, for the plan and members they were made
+ * for. A search at a commit decides them twice: when its candidates are found in the
+ * thread that asks (searcher.ts candidatesHere) and when those are searched there; the
+ * second time takes them, with the documents the first found on their branches.
+ */
+const lastNamed = new WeakMap<Shard, { plan: Plan; members: readonly SearchMember[]; classes: BranchClass[] | undefined }>();
+
+function namedClassesOf(plan: Plan, atoms: readonly RepoAtom[], shard: Shard, members: readonly SearchMember[]): BranchClass[] | undefined {
+  const last = lastNamed.get(shard);
+  if (last !== undefined && last.plan === plan && sameMembers(last.members, members)) return last.classes;
+  const classes = namedBranches(plan, atoms, shard, members);
+  lastNamed.set(shard, { plan, members, classes });
+  return classes;
+}
+
+function sameMembers(a: readonly SearchMember[], b: readonly SearchMember[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.member !== b[i]!.member || a[i]!.repo !== b[i]!.repo) return false;
+  return true;
 }
 
 /**

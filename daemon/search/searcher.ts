@@ -441,6 +441,10 @@ export class Searcher implements SearchService {
       const forget = (i: number) => this.mapped.delete(shards[i]!.key);
       return mergeSearch(shards.length, req, options, { ...merged, workers: 1, start: (task) => runHere(task, planned.plan, here, forget, matchers) });
     }
+    // No shard left (the filters ruled every one out, as a tip index does for a search at
+    // an older commit): nothing for a worker, and no plan to pack for one.
+    if (shards.length === 0)
+      return mergeSearch(0, req, options, { ...merged, workers: 1, start: () => ({ replies: [], grant() {}, stop() {}, definitionsOnly() {} }) });
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
     const indexes = shards.map((e) => e.index);

@@ -268,8 +268,9 @@ function selectCandidates(scan: ShardScan, cls: BranchClass, firstClass: boolean
   const { shard, counters, result, useIndex } = scan;
   const { plan, matchers, limit, definitionsOnly, speculate } = scan.options;
   // Documents on none of the class's branches are other branches' versions (or dead),
-  // or another repository's.
-  const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls.byMember);
+  // or another repository's. (Kept in the class: a class decided once may be searched
+  // twice, branch-classes.ts.)
+  const onBranches = (cls.docs ??= classDocs(shard, cls.byMember));
   const first = (scan.first ??= definingDocs(shard, positiveLiterals(plan), useIndex));
   const examine = examineFor(limit);
   const docs = scan.options.docs && inShard(scan.options.docs, shard.docCount);
@@ -325,7 +326,8 @@ export function shardCandidates(shard: Shard, plan: Plan, matchers: Matcher[], m
   const counters = emptyCounters();
   let out: Uint32Array = new Uint32Array(0);
   for (const cls of branchClasses(plan, shard, members)) {
-    const onBranches = cls.docs !== undefined ? cls.docs : classDocs(shard, cls.byMember);
+    // (Kept in the class: a class decided once may be searched twice, branch-classes.ts.)
+    const onBranches = (cls.docs ??= classDocs(shard, cls.byMember));
     const found = uncappedWithin(onBranches, cls.tree, shard, counters, matchers);
     if (found === null) return undefined;
     out = unionSorted(out, found);
