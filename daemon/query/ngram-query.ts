@@ -267,7 +267,11 @@ export function stringQuery(s: string): NgramQuery {
     const id = trigramId(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2));
     next.set(id, (next.get(id) ?? 0) | (i + 3 < s.length ? 1 << (s.charCodeAt(i + 3) & 7) : 0));
   }
-  return qAnd([...next].map(([id, bits]) => tri(id, bits)));
+  // Distinct trigrams with their follow bits merged: qAnd's canonical form is them sorted
+  // (nothing to flatten, deduplicate or factor), made here without its keys.
+  const args = [...next].sort((a, b) => a[0] - b[0]).map(([id, bits]) => tri(id, bits));
+  spend();
+  return args.length === 1 ? args[0]! : { op: 'and', args };
 }
 
 /** At least one of the strings occurs. */

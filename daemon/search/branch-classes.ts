@@ -4,7 +4,7 @@
 // the same are searched as one class, with one tree (shard-search.ts).
 
 import type { RepoFacts, Shard, ShardFacts } from '../index/shard-reader.ts';
-import type { Plan } from '../query/terms.ts';
+import type { Plan, PlanNode } from '../query/terms.ts';
 import { literalRef, repoAtom, repoAtoms, specialize, type RepoAtom, type Tree } from './match-tree.ts';
 
 /** A repository of a shard to search (shard-reader.ts members), with its current record. */
@@ -188,9 +188,12 @@ function namedBranches(plan: Plan, atoms: readonly RepoAtom[], shard: Shard, mem
   if (atoms.length === 0 || !atoms.every((a) => a.op === 'branch' && literalRef(a.glob) !== undefined)) return undefined;
   const first = members.find(({ member }) => shard.members[member]!.end !== shard.members[member]!.first);
   if (first === undefined) return [];
-  // On a ref no filter names, every filter is false: '' is no ref's name.
-  const others = specialize(plan.root, shard.facts(first.member, first.repo), '');
-  if (!(others.op === 'const' && !others.value)) return undefined;
+  // On a ref no filter names, every filter is false: '' is no ref's name. (Decided from the
+  // plan alone when it can be, once per plan; specialising costs each shard of a history.)
+  if (!falseOffNamedRefs(plan.root)) {
+    const others = specialize(plan.root, shard.facts(first.member, first.repo), '');
+    if (!(others.op === 'const' && !others.value)) return undefined;
+  }
   const byName = branchIndexes(shard);
   const classes = new Map<string, BranchClass>();
   for (const { member, repo } of members) {
@@ -213,6 +216,48 @@ function namedBranches(plan: Plan, atoms: readonly RepoAtom[], shard: Shard, mem
   }
   for (const cls of classes.values()) for (const list of cls.byMember.values()) list.sort((a, b) => a - b);
   return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+}
+
+const offNamedRefs = new WeakMap<PlanNode, boolean>();
+
+/**
+ * Whether a plan whose every repository or ref filter is a `branch:` naming one ref is
+ * false on any other ref, whatever else holds: its value with those filters false and every
+ * other leaf unknown, in three-valued logic, is false. That is the constant the plan
+ * specialised on such a ref (match-tree.ts specialize, whose folding is this logic) comes
+ * to; a leaf that folds to a constant only in some shards (`lang:`) is left unknown here,
+ * so false here is false in every shard, and anything else is left to specialize.
+ */
+export function falseOffNamedRefs(root: PlanNode): boolean {
+  let known = offNamedRefs.get(root);
+  if (known === undefined) offNamedRefs.set(root, (known = valueOffRefs(root) === false));
+  return known;
+}
+
+function valueOffRefs(n: PlanNode): boolean | undefined {
+  switch (n.op) {
+    case 'const':
+      return n.value;
+    case 'branch':
+      return n.glob === '' ? undefined : false; // ('' itself would name the ref '')
+    case 'not': {
+      const v = valueOffRefs(n.child);
+      return v === undefined ? undefined : !v;
+    }
+    case 'and':
+    case 'or': {
+      const absorbing = n.op === 'or';
+      let open = false;
+      for (const c of n.children) {
+        const v = valueOffRefs(c);
+        if (v === absorbing) return absorbing;
+        if (v === undefined) open = true;
+      }
+      return open ? undefined : !absorbing;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Per shard, the indexes of its branch lists by name (a name may be a branch of several members). */

@@ -222,6 +222,13 @@ export function* searchShardSteps(shard: Shard, options: ShardSearchOptions): Ge
     return result;
   }
   counters.shardFilesConsidered = shard.docCount;
+  // Documents named, none of them this shard's (a search at a commit whose candidates lie
+  // in another of the history's shards): nothing to examine, and nothing to look up.
+  if (options.docs !== undefined && !(options.docs.length > 0 && options.docs[0]! < shard.docCount)) {
+    counters.matchTreeConstruction = construction;
+    result.filtered = shard.docCount > 0;
+    return result;
+  }
   const regexBefore = regexpsConsidered(options.matchers);
   const scan: ShardScan = {
     shard,

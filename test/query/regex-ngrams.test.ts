@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import RE2 from 're2';
 import { foldBytes, trigramId } from '../../core/index.ts';
 import { bytesToBinary, caseFoldOrbit, foldCp, foldString } from '../../daemon/query/case-fold.ts';
-import { evalNgramQuery, ngramQueryToString, type NgramQuery } from '../../daemon/query/ngram-query.ts';
+import { evalNgramQuery, ngramQueryToString, qAnd, stringQuery, tri, type NgramQuery } from '../../daemon/query/ngram-query.ts';
 import { literalNgramQuery, regexNgramQuery } from '../../daemon/query/regex-ngrams.ts';
 import { parseNodeRe2Pattern } from '../../daemon/query/re2-syntax.ts';
 
@@ -715,4 +715,19 @@ test('groups nested deeper than RE2 allows are refused as RE2 refuses them, not 
   for (const n of [1001, 20_000]) assert.throws(() => parseNodeRe2Pattern(nested(n)), /expression nests too deeply/);
   // Flag groups and closed groups do not count towards the depth.
   assert.doesNotThrow(() => parseNodeRe2Pattern('(?i)(a)'.repeat(2000)));
+});
+
+test('stringQuery makes the canonical form qAnd makes of its trigrams', () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  const alphabet = 'abAB_x0.';
+  for (let n = 0; n < 300; n++) {
+    const s = Array.from({ length: 3 + (next() % 12) }, () => alphabet[next() % alphabet.length]).join('');
+    const ids = new Map<number, number>();
+    for (let i = 0; i + 3 <= s.length; i++) {
+      const id = trigramId(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2));
+      ids.set(id, (ids.get(id) ?? 0) | (i + 3 < s.length ? 1 << (s.charCodeAt(i + 3) & 7) : 0));
+    }
+    assert.deepEqual(stringQuery(s), qAnd([...ids].map(([id, bits]) => tri(id, bits))), s);
+  }
 });
