@@ -232,7 +232,8 @@ export async function historyBench(argv: string[]): Promise<number> {
   const pairs = Number(values.pairs ?? 30);
   const spanCount = Number(values.spans ?? 10);
   const newCommits = Number(values.commits ?? 5);
-  if (!Number.isSafeInteger(newCommits) || newCommits < 1 || newCommits > 50) throw new UsageError('bench history --commits takes 1 to 50');
+  if (!Number.isSafeInteger(newCommits) || newCommits < 1 || newCommits > 8)
+    throw new UsageError('bench history --commits takes 1 to 8 (more delta shards than that rebuild the history)');
   const seed = Number(values.seed ?? 1);
   const work = mkdtempSync(join(tmpdir(), 'trawl-history-bench-'));
   try {

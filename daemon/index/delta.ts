@@ -33,15 +33,6 @@ export const MIN_DEAD_BYTES = 4 * 1024 * 1024;
 export const MAX_DELTA_FRACTION = 0.25;
 /** ... but a change of this many file versions or fewer is always built as a delta: it is cheap either way. */
 export const MIN_FULL_FILES = 100;
-/**
- * A run that builds a delta shard folds the newest delta shards into it while they hold
- * this many documents or fewer in all: their versions are read again and built with the
- * new ones, and the folded shards drop out. Small updates then keep one small delta shard
- * instead of adding one each (each shard costs every search a fixed amount, and the
- * bound on delta shards above would otherwise force a full build every few updates);
- * a delta that grew past this stays as it is and the next ones start a new one.
- */
-export const FOLD_MAX_DOCS = 128;
 
 export interface ShardUpdate {
   entry: ManifestShard;
@@ -61,10 +52,6 @@ export interface ShardUpdate {
 export interface DeltaPlan {
   added: BlobFile[];
   shards: ShardUpdate[];
-  /** Delta shards folded into the new one (their versions are in `added`; they hold no live document any more). */
-  folded: number;
-  /** Of `added`, the versions read again from the folded shards (the rest are new). */
-  refolded: number;
   /** Bytes of content in the existing shards, and of the documents still live. */
   contentBytes: number;
   liveContentBytes: number;
@@ -91,12 +78,27 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
     if (shard.version < 3) return { impossible: 'the index predates blob ids (shard format 2)' };
     shards.push(shard);
   }
-  let located = locate(shards, refs, versions, new Set());
-  const fresh = located.added.length;
-  // A delta shard will be built: the newest small delta shards go into it (FOLD_MAX_DOCS).
-  const fold = fresh > 0 ? foldable(previous.shards, shards) : new Set<number>();
-  if (fold.size > 0) located = locate(shards, refs, versions, fold);
-  const { lists, liveSkipped, added } = located;
+  // (path, blob) -> shard and document; documents are found by their key.
+  const where = new Map<string, { s: number; d: number }>();
+  // (path, blob) -> the shard whose skipped list names it.
+  const skipped = new Map<string, number>();
+  shards.forEach((shard, s) => {
+    for (let d = 0; d < shard.docCount; d++) where.set(`${shard.name(d)}\0${shard.oid(d)}`, { s, d });
+    for (const k of shard.meta.skipped) if (k.oid) skipped.set(`${k.path}\0${k.oid}`, s);
+  });
+  const lists: number[][][] = shards.map(() => refs.map(() => []));
+  const liveSkipped = shards.map(() => 0);
+  const added: BlobFile[] = [];
+  for (const v of versions) {
+    const key = `${v.path}\0${v.oid}`;
+    const at = where.get(key);
+    if (at) for (const r of v.refs) lists[at.s]![r]!.push(at.d);
+    else {
+      const s = skipped.get(key);
+      if (s === undefined) added.push({ path: v.path, oid: v.oid, branches: v.refs });
+      else liveSkipped[s]!++;
+    }
+  }
   let contentBytes = 0;
   let liveContentBytes = 0;
   const updates = shards.map((shard, s): ShardUpdate => {
@@ -114,11 +116,8 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
         liveBytes += n;
       }
     }
-    // (A folded shard's content is dropped with it, not left dead.)
-    if (!fold.has(s)) {
-      contentBytes += allBytes;
-      liveContentBytes += liveBytes;
-    }
+    contentBytes += allBytes;
+    liveContentBytes += liveBytes;
     return {
       entry: previous.shards[s]!,
       lists: mine,
@@ -128,55 +127,12 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
       liveSkipped: liveSkipped[s]!,
     };
   });
-  return { added, shards: updates, folded: fold.size, refolded: added.length - fresh, contentBytes, liveContentBytes };
-}
-
-/**
- * Where each version of the new refs is: its shard's branch lists, a shard's skipped list,
- * or `added` (to be read and built). The shards in `fold` are not looked in: their versions
- * are added again.
- */
-function locate(shards: Shard[], refs: GitRef[], versions: GitVersion[], fold: ReadonlySet<number>) {
-  // (path, blob) -> shard and document; documents are found by their key.
-  const where = new Map<string, { s: number; d: number }>();
-  // (path, blob) -> the shard whose skipped list names it.
-  const skipped = new Map<string, number>();
-  shards.forEach((shard, s) => {
-    if (fold.has(s)) return;
-    for (let d = 0; d < shard.docCount; d++) where.set(`${shard.name(d)}\0${shard.oid(d)}`, { s, d });
-    for (const k of shard.meta.skipped) if (k.oid) skipped.set(`${k.path}\0${k.oid}`, s);
-  });
-  const lists: number[][][] = shards.map(() => refs.map(() => []));
-  const liveSkipped = shards.map(() => 0);
-  const added: BlobFile[] = [];
-  for (const v of versions) {
-    const key = `${v.path}\0${v.oid}`;
-    const at = where.get(key);
-    if (at) for (const r of v.refs) lists[at.s]![r]!.push(at.d);
-    else {
-      const s = skipped.get(key);
-      if (s === undefined) added.push({ path: v.path, oid: v.oid, branches: v.refs });
-      else liveSkipped[s]!++;
-    }
-  }
-  return { lists, liveSkipped, added };
-}
-
-/** The newest delta shards (the manifest lists them in the order they were built) holding at most FOLD_MAX_DOCS documents and skipped versions in all. */
-function foldable(entries: readonly ManifestShard[], shards: readonly Shard[]): Set<number> {
-  const fold = new Set<number>();
-  let docs = 0;
-  for (let s = entries.length - 1; s >= 0 && entries[s]!.delta; s--) {
-    docs += shards[s]!.docCount + shards[s]!.meta.skipped.length;
-    if (docs > FOLD_MAX_DOCS) break;
-    fold.add(s);
-  }
-  return fold;
+  return { added, shards: updates, contentBytes, liveContentBytes };
 }
 
 /** The reason to build in full instead, or undefined when a delta run is within bounds. */
 export function deltaTooLarge(prev: Manifest, plan: DeltaPlan, versions: number): string | undefined {
-  const deltas = prev.shards.filter((s) => s.delta).length - plan.folded + (plan.added.length > 0 ? 1 : 0);
+  const deltas = prev.shards.filter((s) => s.delta).length + (plan.added.length > 0 ? 1 : 0);
   if (deltas > MAX_DELTA_SHARDS) return `more than ${MAX_DELTA_SHARDS} delta shards`;
   if (plan.added.length > MAX_DELTA_FRACTION * versions && plan.added.length > MIN_FULL_FILES)
     return `${plan.added.length} of ${versions} file versions changed`;

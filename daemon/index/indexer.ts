@@ -590,8 +590,7 @@ class IndexRun {
       skipped: prev.skipped + built.results.reduce((n, r) => n + r.skipped.length, 0),
       baseGeneration: prev.baseGeneration,
     });
-    // (Changed versions: those read again into a folded delta shard are not counted.)
-    return runSummary(this, { mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length - plan.refolded });
+    return runSummary(this, { mode: 'delta', refs: git.refs, results: built.results, manifest, builtFiles: plan.added.length });
   }
 
   private commitFull(
