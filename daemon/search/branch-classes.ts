@@ -195,27 +195,35 @@ function namedBranches(plan: Plan, atoms: readonly RepoAtom[], shard: Shard, mem
     if (!(others.op === 'const' && !others.value)) return undefined;
   }
   const byName = branchIndexes(shard);
-  const classes = new Map<string, BranchClass>();
+  // A class is specialised on one of its refs once its documents are known: a ref without
+  // documents in the shard (a commit of the history a delta shard holds nothing at) makes no
+  // class, and a shard none of whose named refs has one costs no specialising or postings.
+  const classes = new Map<string, { byMember: Map<number, number[]>; facts: ShardFacts; glob: string }>();
   for (const { member, repo } of members) {
     const m = shard.members[member]!;
     if (m.end === m.first) continue;
     let facts: ShardFacts | undefined;
     for (const glob of new Set(atoms.map((a) => (a as Extract<RepoAtom, { op: 'branch' }>).glob))) {
       for (const b of byName.get(glob) ?? []) {
-        if (b < m.branchFirst || b >= m.branchEnd) continue;
+        if (b < m.branchFirst || b >= m.branchEnd || shard.branches.count(b) === 0) continue;
         facts ??= shard.facts(member, repo);
         let key = '';
         for (const a of atoms) key += repoAtom(a, facts, glob) ? '1' : '0';
         let cls = classes.get(key);
-        if (!cls) classes.set(key, (cls = { byMember: new Map(), tree: specialize(plan.root, facts, glob) }));
+        if (!cls) classes.set(key, (cls = { byMember: new Map(), facts, glob }));
         const list = cls.byMember.get(member);
         if (list === undefined) cls.byMember.set(member, [b]);
         else if (!list.includes(b)) list.push(b);
       }
     }
   }
-  for (const cls of classes.values()) for (const list of cls.byMember.values()) list.sort((a, b) => a - b);
-  return [...classes.values()].filter((c) => !(c.tree.op === 'const' && !c.tree.value));
+  const out: BranchClass[] = [];
+  for (const { byMember, facts, glob } of classes.values()) {
+    for (const list of byMember.values()) list.sort((a, b) => a - b);
+    const tree = specialize(plan.root, facts, glob);
+    if (!(tree.op === 'const' && !tree.value)) out.push({ byMember, tree });
+  }
+  return out;
 }
 
 const offNamedRefs = new WeakMap<PlanNode, boolean>();

@@ -300,6 +300,8 @@ export function refine(ordered: Uint32Array, from: number, refined: Uint32Array 
  * the first empty set: later items are not evaluated, so no more postings are read.
  */
 function intersectAll<T>(start: Uint32Array | null, items: readonly T[], docsOf: (item: T) => Uint32Array | null): Uint32Array | null {
+  // Nothing to narrow: no item's documents are read (a class with no documents in the shard).
+  if (start !== null && start.length === 0) return start;
   let acc = start;
   for (const item of items) {
     const docs = docsOf(item);

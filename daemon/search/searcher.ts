@@ -29,13 +29,13 @@ import { GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { ServiceError } from '../errors.ts';
 import { MAX_DELTA_SHARDS } from '../index/delta.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
-import { manifestRepoName, shardFiles, type ManifestRepo } from '../index/manifest.ts';
+import { manifestRepoName, shardFiles } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
 import { ShardError } from '../index/shard-error.ts';
 import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
-import { asciiLower, refNames, repoScoped, repoVerdict, requiredRepoName, type RepoFlags } from './match-tree.ts';
+import { asciiLower, refNames, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type TaskParams } from './merge.ts';
 import { HERE_MAX_DOCS, runHere, type HereShard } from './here-run.ts';
 import { Matcher } from './matcher.ts';
@@ -49,8 +49,9 @@ import type { SearchOptions, SearchService, WireResponse } from './search-option
 import { resultRepo, shapeInto, type ShapedFile, type ShapeOptions } from './file-json.ts';
 import { loneLiteralBytes } from './version-matches.ts';
 import { parseJson } from './wire.ts';
+import { visibleShards, withCandidates, withDocs, type EntryMember, type ShardEntry, type Snapshot, type VisibleShards } from './visible-shards.ts';
 import type { FileResult, SearchRequest, SearchResponse } from './types.ts';
-import { planTerms, type Plan, type PlanNode } from '../query/terms.ts';
+import { planTerms, type Plan } from '../query/terms.ts';
 
 /**
  * A search asked to find its candidates here (SearchOptions.candidatesHere) does so when it
@@ -93,54 +94,6 @@ export interface SearcherOptions {
   maxWholeBytes?: number;
   /** Verify the sections searches do not check at open in the background (index/section-scrub.ts; default true; never with `workers: 0`). */
   scrub?: boolean;
-}
-
-interface ShardEntry {
-  path: string;
-  membership?: string;
-  symbols?: string;
-  /** shardKey(path, membership, symbols): how the workers and the shaping cache name the open shard. */
-  key: string;
-  /**
-   * The repositories it serves, by ascending member: a shard of one repository's, or the
-   * members of a compound shard whose manifests name it (the others are tombstoned there).
-   */
-  members: EntryMember[];
-  /** Which of its sections and documents have passed their checksums, shared by every thread that reads the file (index/section-checks.ts). */
-  verified: SharedArrayBuffer;
-  /** The same for its symbols file. */
-  symbolsVerified?: SharedArrayBuffer;
-  /** Its place in the snapshot's catalog (what a search names it by). */
-  index: number;
-}
-
-/** A repository a shard serves (ShardEntry.members). */
-interface EntryMember {
-  /** Its member number in the shard file (shard-reader.ts members). */
-  member: number;
-  repoId: number;
-  /** Who may see the repository (IndexView.visibility): what a search's repoFilter is asked. */
-  visibility: 'public' | 'private';
-  /** The manifest's generation: what a shard error marks broken. */
-  generation: number;
-  /** From the manifest; undefined for manifests written before it was recorded. */
-  repo?: ManifestRepo;
-  /** Its name and flags as a query's repository filters read them (visibleShards), made once per snapshot. */
-  flags?: RepoFlags;
-}
-
-interface Snapshot {
-  entries: ShardEntry[];
-  /** The pool's catalog of its entries (SearchPool.catalog), made at its first search. */
-  catalog?: number;
-  /** Repositories left out because their index is broken, and how many shards each had. */
-  broken: Array<{ repoId: number; visibility: 'public' | 'private'; shards: number }>;
-  /** Searches running on this snapshot. */
-  users: number;
-  /** Its entries by "<repoId>/<shard file>" (a cluster's units), made when first asked for. */
-  byUnit?: Map<string, { entry: ShardEntry; member: number }>;
-  /** Its members by repository name, lower case (those whose name is not plain ASCII under ''), made when first asked for. */
-  byName?: Map<string, Array<{ entry: ShardEntry; member: number }>>;
 }
 
 export class Searcher implements SearchService {
@@ -413,26 +366,35 @@ export class Searcher implements SearchService {
 
   private searchSnapshot(
     snapshot: Snapshot,
-    { entries: shards, only, docs: named, ruledOut }: VisibleShards,
+    visible: VisibleShards,
     req: Required<SearchRequest>,
     options: SearchOptions,
     lostShards: number,
   ): Promise<WireResponse> {
+    const planned = options.planned;
+    let matchers: Matcher[] | undefined;
+    // Candidates found here, when asked and cheap to find: as if named (their matchers serve
+    // the run here too); a shard the filters leave no branch is ruled out here, as its search
+    // would have found (a history's delta shards hold nothing at an older commit).
+    if (
+      visible.docs === undefined &&
+      options.candidatesHere === true &&
+      planned !== undefined &&
+      options.brute !== true &&
+      visible.entries.length <= CANDIDATES_HERE_SHARDS
+    ) {
+      matchers = planTerms(planned.plan).map((t) => new Matcher(t, 'indexed'));
+      const found = this.candidatesHere(visible.entries, visible.only, planned.plan, matchers);
+      if (found !== undefined) visible = withCandidates(visible, found);
+    }
+    const { entries: shards, only, docs, ruledOut } = visible;
     const merged = {
       lostShards,
       skippedShards: ruledOut,
-      shape: versionsShape(this.shapeOptions(req), options.planned?.plan),
+      shape: versionsShape(this.shapeOptions(req), planned?.plan),
       reshape: (i: number, shape: ShapeOptions, f: ShapedFile, budget: number) => this.reshape(shards[i]!, shape, f, budget),
       corrupt: (i: number, error: string) => this.corrupt(shards[i]!, error),
     };
-    const planned = options.planned;
-    let docs = named;
-    let matchers: Matcher[] | undefined;
-    // Candidates found here, when asked and cheap to find: as if named (their matchers serve the run here too).
-    if (docs === undefined && options.candidatesHere === true && planned !== undefined && options.brute !== true && shards.length <= CANDIDATES_HERE_SHARDS) {
-      matchers = planTerms(planned.plan).map((t) => new Matcher(t, 'indexed'));
-      docs = this.candidatesHere(shards, only, planned.plan, matchers);
-    }
     // A few documents named: searched in this thread (here-run.ts).
     if (docs !== undefined && planned !== undefined && docs.reduce((n, d) => n + d.length, 0) <= HERE_MAX_DOCS) {
       if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'the searcher is closed: the server is shutting down');
@@ -461,14 +423,14 @@ export class Searcher implements SearchService {
    * CANDIDATES_HERE_MAX in all, or a shard fails here (the workers then search as usual, and
    * report a damaged shard as they do).
    */
-  private candidatesHere(shards: readonly ShardEntry[], only: VisibleShards['only'], plan: Plan, matchers: Matcher[]): number[][] | undefined {
-    const out: number[][] = [];
+  private candidatesHere(shards: readonly ShardEntry[], only: VisibleShards['only'], plan: Plan, matchers: Matcher[]): Array<number[] | null> | undefined {
+    const out: Array<number[] | null> = [];
     let total = 0;
     try {
       for (const [i, e] of shards.entries()) {
         const found = shardCandidates(this.shard(e), plan, matchers, searchedMembers(refOf(e), only?.[i] ?? null).search);
-        if (found === undefined || (total += found.length) > CANDIDATES_HERE_MAX) return undefined;
-        out.push(Array.from(found));
+        if (found === undefined || (total += found?.length ?? 0) > CANDIDATES_HERE_MAX) return undefined;
+        out.push(found && Array.from(found));
       }
     } catch {
       return undefined;
@@ -649,109 +611,6 @@ function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: n
     for (const entry of snapshot.entries) entry.members.forEach((m, member) => snapshot.byUnit!.set(`${m.repoId}/${basename(entry.path)}`, { entry, member }));
   }
   return snapshot.byUnit;
-}
-
-/** The shards a search reads (visibleShards). */
-interface VisibleShards {
-  entries: ShardEntry[];
-  /** Per shard, the members it reads when that is only some of them (indexes into its members; null: all). */
-  only: Array<number[] | null> | undefined;
-  /** Per shard, the only documents it examines (SearchOptions.docs); undefined: its candidates. */
-  docs?: number[][] | undefined;
-  /** The shards the caller may see that the query's filters left out. */
-  ruledOut: number;
-}
-
-/** `visible` narrowed to the shards `docs` names, each with its documents (SearchOptions.docs); as it is without. */
-function withDocs(visible: VisibleShards, docs: SearchOptions['docs']): VisibleShards {
-  if (docs === undefined) return visible;
-  const out: VisibleShards = { entries: [], only: visible.only && [], docs: [], ruledOut: visible.ruledOut };
-  visible.entries.forEach((e, i) => {
-    const members = visible.only?.[i] ?? e.members.map((_, k) => k);
-    const file = basename(e.path);
-    // (A compound shard's documents are the shard's: the lists of its members are one set.)
-    const named = new Set(members.flatMap((k) => docs.get(`${e.members[k]!.repoId}/${file}`) ?? []));
-    if (named.size === 0) {
-      out.ruledOut++;
-      return;
-    }
-    out.entries.push(e);
-    out.only?.push(visible.only![i]!);
-    out.docs!.push([...named].sort((a, b) => a - b));
-  });
-  return out;
-}
-
-/**
- * The shards a search reads: those holding a repository the caller may see (`filter`,
- * asked of each repository) that the query's repository filters do not rule out (decided
- * from the names and flags the manifests list, match-tree.ts repoVerdict), and per shard
- * the members it reads when that is only some of them.
- */
-function visibleShards(snapshot: Snapshot, filter: SearchOptions['repoFilter'], root: PlanNode): VisibleShards {
-  const all = snapshot.entries;
-  const scoped = repoScoped(root);
-  if (!filter && !scoped) return { entries: all, only: undefined, ruledOut: 0 };
-  const reads = (m: EntryMember): boolean => !scoped || m.flags === undefined || repoVerdict(root, m.flags) !== false;
-  const name = requiredRepoName(root);
-  if (name !== undefined) return namedShards(snapshot, name, filter, reads);
-  const entries: ShardEntry[] = [];
-  let only: Array<number[] | null> | undefined;
-  let ruledOut = 0;
-  for (const e of all) {
-    const seen: number[] = [];
-    let visible = false;
-    e.members.forEach((m, k) => {
-      if (filter && !filter(m)) return;
-      visible = true;
-      if (reads(m)) seen.push(k);
-    });
-    if (seen.length === 0) {
-      if (visible) ruledOut++;
-      continue;
-    }
-    if (seen.length < e.members.length) only ??= entries.map(() => null);
-    entries.push(e);
-    only?.push(seen.length === e.members.length ? null : seen);
-  }
-  return { entries, only, ruledOut };
-}
-
-/**
- * visibleShards for a plan that names its repository (`repo:^name$`): the members of that
- * name, and those whose name the verdict cannot read, looked up rather than every member
- * asked. The same answer as asking every one, in the same order.
- */
-function namedShards(snapshot: Snapshot, name: string, filter: SearchOptions['repoFilter'], reads: (m: EntryMember) => boolean): VisibleShards {
-  if (!snapshot.byName) {
-    snapshot.byName = new Map();
-    for (const entry of snapshot.entries) {
-      entry.members.forEach((m, member) => {
-        const key = m.flags?.lowerName ?? '';
-        let list = snapshot.byName!.get(key);
-        if (!list) snapshot.byName!.set(key, (list = []));
-        list.push({ entry, member });
-      });
-    }
-  }
-  const found = [...(snapshot.byName.get(name) ?? []), ...(name === '' ? [] : (snapshot.byName.get('') ?? []))];
-  const seen = new Map<ShardEntry, number[]>();
-  for (const { entry, member } of found) {
-    const m = entry.members[member]!;
-    if ((filter && !filter(m)) || !reads(m)) continue;
-    let list = seen.get(entry);
-    if (!list) seen.set(entry, (list = []));
-    list.push(member);
-  }
-  const entries = [...seen.keys()].sort((a, b) => a.index - b.index);
-  const only = entries.map((e) => {
-    const members = seen.get(e)!.sort((a, b) => a - b);
-    return members.length === e.members.length ? null : members;
-  });
-  // The shards the caller may see that the filter left out (the count every search reports).
-  let visible = 0;
-  for (const e of snapshot.entries) if (!filter || e.members.some((m) => filter(m))) visible++;
-  return { entries, only: only.some((o) => o !== null) ? only : undefined, ruledOut: visible - entries.length };
 }
 
 /**

@@ -327,12 +327,16 @@ function inShard(docs: Uint32Array, docCount: number): Uint32Array {
  * (every list that pays is read); undefined when the index rules out none in a class (each
  * of its documents is then a candidate). Given back as ShardSearchOptions.docs, the search
  * examines those documents only and answers as it would have (searcher.ts: a search that
- * finds its candidates in the thread that asks, and keeps a few documents there).
+ * finds its candidates in the thread that asks, and keeps a few documents there). Null
+ * when the plan's filters leave the shard no branch class: its search would examine
+ * nothing and count it as skipped by the filters (searchShardSteps).
  */
-export function shardCandidates(shard: Shard, plan: Plan, matchers: Matcher[], members: readonly SearchMember[]): Uint32Array | undefined {
+export function shardCandidates(shard: Shard, plan: Plan, matchers: Matcher[], members: readonly SearchMember[]): Uint32Array | null | undefined {
   const counters = emptyCounters();
   let out: Uint32Array = new Uint32Array(0);
-  for (const cls of branchClasses(plan, shard, members)) {
+  const classes = branchClasses(plan, shard, members);
+  if (classes.length === 0) return null;
+  for (const cls of classes) {
     // (Kept in the class: a class decided once may be searched twice, branch-classes.ts.)
     const onBranches = (cls.docs ??= classDocs(shard, cls.byMember));
     const found = uncappedWithin(onBranches, cls.tree, shard, counters, matchers);
