@@ -47,6 +47,17 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   const { plan, planNs } = planned;
   // A plan made before the search waited for its turn counts as the search's own work.
   const aheadNs = options.planned ? planNs : 0;
+  // No shard to search and nothing to stream (the tip index of a search at an older commit):
+  // the answer a run of no shards makes, without starting one.
+  if (count === 0 && options.onChunk === undefined && options.signal?.aborted !== true) {
+    const stats = emptyStats();
+    stats.matchTreeConstruction = planNs;
+    stats.crashes = deps.lostShards;
+    stats.shardsSkippedFilter = deps.skippedShards ?? 0;
+    stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
+    stats.duration = Number(process.hrtime.bigint() - started) + aheadNs;
+    return { stats, files: [], repositoryInfo: [], isSearchExhaustive: stats.crashes === 0 };
+  }
   const limit = req.matches;
   const cancel = new SharedArrayBuffer(4);
   // Stopping sets the flag the running shards check and skips the ones not started. (The
