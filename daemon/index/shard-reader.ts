@@ -306,6 +306,8 @@ export class Shard {
   /** Whether the shard stores sections compressed (compressed-section.ts): a history shard, whose symbols file is compressed too. */
   readonly compressed: boolean;
   private readonly languageDocs = new Map<number, Uint32Array>();
+  /** Each group's largest document, in bytes (made at first use: the segment windows ask per candidate group, per list read). */
+  private groupLengths: Uint32Array | undefined;
   private readonly docs: Buffer;
   private readonly nameBytes: Buffer;
   private readonly contentBytes: Buffer;
@@ -481,7 +483,14 @@ export class Shard {
 
   /** The bytes of content posting `unit`'s largest document (its segment masks are that wide). */
   unitLength(unit: number): number {
-    return this.groups === undefined ? this.contentLength(unit) : this.groups.maxOf(unit, (d) => this.contentLength(d));
+    const groups = this.groups;
+    if (groups === undefined) return this.contentLength(unit);
+    if (this.groupLengths === undefined) {
+      const lengths = new Uint32Array(groups.count);
+      for (let g = 0; g < groups.count; g++) lengths[g] = groups.maxOf(g, (d) => this.contentLength(d));
+      this.groupLengths = lengths;
+    }
+    return this.groupLengths[unit]!;
   }
 
   language(doc: number): string {
