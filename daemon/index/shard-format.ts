@@ -286,16 +286,10 @@ export const DOC_FLAG_DEFLATE = 8;
  * A chain of deltas is at most this long counting the document that starts it: a delta
  * document has at most DELTA_CHAIN_MAX - 1 delta documents before it, back to a document
  * not stored as a delta, so reading a version applies at most DELTA_CHAIN_MAX - 1 deltas.
- * A reader refuses a longer chain.
+ * The builder starts a new chain at every DELTA_CHAIN_MAX-th version of a path; a reader
+ * refuses a longer chain.
  */
 export const DELTA_CHAIN_MAX = 16;
-/**
- * The builder starts a new chain at every DELTA_CHAIN_BUILT-th version of a path: shorter
- * than the format allows, since every read of a version applies its chain's deltas up to
- * it, for a little more stored (docs/design.md, "Version deltas"). Shards built with
- * chains up to DELTA_CHAIN_MAX read as before.
- */
-export const DELTA_CHAIN_BUILT = 8;
 
 /** Shard file extension; temporary files carry a `.tmp` suffix until renamed into place. */
 export const SHARD_EXT = '.trawl';

@@ -169,8 +169,7 @@
 // documents, oldest first. A version whose document before it is a version of the same
 // path is stored as a delta against it (flag bit 2; the delta encoding and a worked
 // example are in content-delta.ts, which reads it), unless its chain would hold more than
-// DELTA_CHAIN_BUILT - 1 = 7 deltas (the format allows up to DELTA_CHAIN_MAX - 1 = 15, as
-// shards built before were) or the delta is not shorter; what is stored (the bytes or
+// DELTA_CHAIN_MAX - 1 = 15 deltas or the delta is not shorter; what is stored (the bytes or
 // the delta) is deflated (raw deflate, RFC 1951; flag bit 3) when it is at least 1 KB and
 // deflating makes it shorter. contentLen and contentHash stay the document's own;
 // storedLen is what the content section holds of it. A reader follows a delta's chain back

@@ -2,15 +2,15 @@
 // stores each document (the format is at the top of shard-reader.ts). A document is
 // stored as a delta (content-delta.ts) against the document before it when that one is a
 // version of the same path, unless the chain of deltas back to a document not stored as a
-// delta would grow past DELTA_CHAIN_BUILT - 1 (every DELTA_CHAIN_BUILT-th version of a path
-// starts a chain, so a reader applies at most DELTA_CHAIN_BUILT - 1 deltas) or the delta is
+// delta would grow past DELTA_CHAIN_MAX - 1 (every DELTA_CHAIN_MAX-th version of a path
+// starts a chain, so a reader applies at most DELTA_CHAIN_MAX - 1 deltas) or the delta is
 // not shorter than the version. What is stored, the version or its delta, is then
 // deflated when it is at least DEFLATE_MIN_BYTES long and deflating makes it shorter:
 // source text deflates to about a quarter, the literals of a delta to about half.
 
 import { constants, deflateRawSync } from 'node:zlib';
 import { encodeDelta } from './content-delta.ts';
-import { DELTA_CHAIN_BUILT, DOC_FLAG_DEFLATE, DOC_FLAG_DELTA } from './shard-format.ts';
+import { DELTA_CHAIN_MAX, DOC_FLAG_DEFLATE, DOC_FLAG_DELTA } from './shard-format.ts';
 
 /** What the content section holds of a document, and its DOC_FLAG_DELTA and DOC_FLAG_DEFLATE bits (0: its bytes as they are). */
 export interface StoredVersion {
@@ -38,7 +38,7 @@ export class VersionDeltas {
    * are until the build ends (a git job's blobs, ShardFile.data), else they are copied.
    */
   next(path: string, content: Uint8Array, stable: boolean): StoredVersion {
-    const base = this.path === path && this.depth < DELTA_CHAIN_BUILT - 1 ? this.bytes : undefined;
+    const base = this.path === path && this.depth < DELTA_CHAIN_MAX - 1 ? this.bytes : undefined;
     const delta = base && encodeDelta(base, content);
     this.path = path;
     this.bytes = stable ? content : Buffer.from(content);

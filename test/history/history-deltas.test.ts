@@ -1,7 +1,7 @@
 // A history shard stores each path's versions next to one another, newest first, most of
 // them as deltas against the one before and deflated (index/version-deltas.ts): every
 // document must read back as exactly git's blob, in any order, from a cold or a warm
-// reader; a chain never holds more than DELTA_CHAIN_BUILT - 1 deltas; and damage to what is
+// reader; a chain never holds more than DELTA_CHAIN_MAX - 1 deltas; and damage to what is
 // stored (a delta's bytes, the flags) fails the document cleanly as corrupt.
 
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { hash32 } from '../../core/index.ts';
 import { historyDataDir, shardsDir } from '../../daemon/index/data-dir.ts';
 import { readManifest } from '../../daemon/index/manifest.ts';
 import { ShardError } from '../../daemon/index/shard-error.ts';
-import { DELTA_CHAIN_BUILT, DELTA_CHAIN_MAX, DOC_FLAG_DEFLATE, DOC_FLAG_DELTA, DOC_RECORD_SIZE, SectionKind } from '../../daemon/index/shard-format.ts';
+import { DELTA_CHAIN_MAX, DOC_FLAG_DEFLATE, DOC_FLAG_DELTA, DOC_RECORD_SIZE, SectionKind } from '../../daemon/index/shard-format.ts';
 import { Shard } from '../../daemon/index/shard-reader.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
 import { prng, tempDir, WORDS } from '../helpers/corpus.ts';
@@ -123,7 +123,7 @@ test('every document of the history reads back as git blob, in any order, cold o
   assert.ok(deflated > 0, 'some documents are deflated');
 });
 
-test("one path's versions are adjacent, newest first (the newest stored whole), in chains of at most DELTA_CHAIN_BUILT - 1 deltas", () => {
+test("one path's versions are adjacent, newest first (the newest stored whole), in chains of at most DELTA_CHAIN_MAX - 1 deltas", () => {
   const commits = git(src, 'rev-list', '--topo-order', '--reverse', 'main').trim().split('\n');
   const firstSeen: string[] = [];
   for (const c of commits) {
@@ -143,11 +143,11 @@ test("one path's versions are adjacent, newest first (the newest stored whole), 
       if (docFlags(file, d) & DOC_FLAG_DELTA) {
         assert.ok(d > 0 && shard.name(d - 1) === name, `a delta follows a version of its path (${name})`);
         run++;
-        assert.ok(run <= DELTA_CHAIN_BUILT - 1, `${run} deltas in a row at ${name}`);
+        assert.ok(run <= DELTA_CHAIN_MAX - 1, `${run} deltas in a row at ${name}`);
       } else run = 0;
       if (name === 'src/main.c') {
-        // Each version a small edit of the one before: a delta, but for every DELTA_CHAIN_BUILT-th, which starts a chain.
-        assert.equal((docFlags(file, d) & DOC_FLAG_DELTA) !== 0, seen.length % DELTA_CHAIN_BUILT !== 0, `version ${seen.length} of src/main.c`);
+        // Each version a small edit of the one before: a delta, but for every DELTA_CHAIN_MAX-th, which starts a chain.
+        assert.equal((docFlags(file, d) & DOC_FLAG_DELTA) !== 0, seen.length % DELTA_CHAIN_MAX !== 0, `version ${seen.length} of src/main.c`);
         seen.push(shard.oid(d)!);
       }
     }
