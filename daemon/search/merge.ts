@@ -50,10 +50,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   // No shard to search and nothing to stream (the tip index of a search at an older commit):
   // the answer a run of no shards makes, without starting one.
   if (count === 0 && options.onChunk === undefined && options.signal?.aborted !== true) {
-    const stats = emptyStats();
-    stats.matchTreeConstruction = planNs;
-    stats.crashes = deps.lostShards;
-    stats.shardsSkippedFilter = deps.skippedShards ?? 0;
+    const stats = startingStats(planNs, deps);
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
     stats.duration = Number(process.hrtime.bigint() - started) + aheadNs;
     return { stats, files: [], repositoryInfo: [], isSearchExhaustive: stats.crashes === 0 };
@@ -97,10 +94,7 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
 
-  const stats = emptyStats();
-  stats.matchTreeConstruction = planNs;
-  stats.crashes = deps.lostShards;
-  stats.shardsSkippedFilter = deps.skippedShards ?? 0;
+  const stats = startingStats(planNs, deps);
   let ranges = 0;
   /** KiB of content the shards taken have read (as the cut counts it). */
   let read = 0;
@@ -197,6 +191,15 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   response.isSearchExhaustive =
     !timedOut && !more && stats.filesSkipped === 0 && stats.shardsSkipped === 0 && stats.crashes === 0 && stats.totalMatchCount === stats.actualMatchCount;
   return response;
+}
+
+/** A search's stats before any shard answers: its planning, and the shards lost or ruled out before it started. */
+function startingStats(planNs: number, deps: MergeDeps): SearchStats {
+  const stats = emptyStats();
+  stats.matchTreeConstruction = planNs;
+  stats.crashes = deps.lostShards;
+  stats.shardsSkippedFilter = deps.skippedShards ?? 0;
+  return stats;
 }
 
 /** The counters a shard reports, summed into the search's stats. */

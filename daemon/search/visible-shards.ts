@@ -73,9 +73,26 @@ export interface VisibleShards {
 
 /** `visible` with each shard's candidates as its documents (searchSnapshot), less the shards given none (null: ruled out by the filters). */
 export function withCandidates(visible: VisibleShards, found: ReadonlyArray<number[] | null>): VisibleShards {
+  return narrowed(visible, (_, i) => found[i]!);
+}
+
+/** `visible` narrowed to the shards `docs` names, each with its documents (SearchOptions.docs); as it is without. */
+export function withDocs(visible: VisibleShards, docs: SearchOptions['docs']): VisibleShards {
+  if (docs === undefined) return visible;
+  return narrowed(visible, (e, i) => {
+    const members = visible.only?.[i] ?? e.members.map((_, k) => k);
+    const file = basename(e.path);
+    // (A compound shard's documents are the shard's: the lists of its members are one set.)
+    const named = new Set(members.flatMap((k) => docs.get(`${e.members[k]!.repoId}/${file}`) ?? []));
+    return named.size === 0 ? null : [...named].sort((a, b) => a - b);
+  });
+}
+
+/** `visible` with each shard's documents `docsOf` gives it; a shard given null is left out, counted as ruled out. */
+function narrowed(visible: VisibleShards, docsOf: (e: ShardEntry, i: number) => number[] | null): VisibleShards {
   const out: VisibleShards = { entries: [], only: visible.only && [], docs: [], ruledOut: visible.ruledOut };
   visible.entries.forEach((e, i) => {
-    const docs = found[i]!;
+    const docs = docsOf(e, i);
     if (docs === null) {
       out.ruledOut++;
       return;
@@ -83,26 +100,6 @@ export function withCandidates(visible: VisibleShards, found: ReadonlyArray<numb
     out.entries.push(e);
     out.only?.push(visible.only![i]!);
     out.docs!.push(docs);
-  });
-  return out;
-}
-
-/** `visible` narrowed to the shards `docs` names, each with its documents (SearchOptions.docs); as it is without. */
-export function withDocs(visible: VisibleShards, docs: SearchOptions['docs']): VisibleShards {
-  if (docs === undefined) return visible;
-  const out: VisibleShards = { entries: [], only: visible.only && [], docs: [], ruledOut: visible.ruledOut };
-  visible.entries.forEach((e, i) => {
-    const members = visible.only?.[i] ?? e.members.map((_, k) => k);
-    const file = basename(e.path);
-    // (A compound shard's documents are the shard's: the lists of its members are one set.)
-    const named = new Set(members.flatMap((k) => docs.get(`${e.members[k]!.repoId}/${file}`) ?? []));
-    if (named.size === 0) {
-      out.ruledOut++;
-      return;
-    }
-    out.entries.push(e);
-    out.only?.push(visible.only![i]!);
-    out.docs!.push([...named].sort((a, b) => a - b));
   });
   return out;
 }
