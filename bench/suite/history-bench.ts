@@ -9,14 +9,17 @@
 // 3. Latency, as the daemon searches (a worker thread for the tips, one for the history),
 //    in process: distinct identifiers drawn from the repository, each sent once: at the
 //    tip (`IDENT`), and at a random commit of the history (`IDENT rev:COMMIT`, each with its
-//    own identifier and commit). The first search of each kind opens the index (not counted).
+//    own identifier and commit). The first search of each kind opens the index (not counted);
+//    then a warm-up (--warmup searches, untimed) on identifiers of its own, none of them
+//    timed later, brings the process to a running daemon's state: its code compiled by V8,
+//    its heap grown to its working size, its caches holding what other searches read.
 // 4. The same (identifier, commit) pairs with `git grep -F -l -e IDENT COMMIT`, and with
 //    trawl, each once: the ratio of medians.
 // 5. `history:yes IDENT` against `git log --first-parent --no-renames -SIDENT` for some of
 //    those identifiers, each once: the ratio of medians, and whether the commits agree.
 //
 // Usage: trawl bench history --repo PATH [--queries 100] [--pairs 30] [--spans 10]
-//        [--commits 5] [--seed 1] [--out bench/results/NAME]
+//        [--commits 5] [--warmup 2000] [--seed 1] [--out bench/results/NAME]
 // PATH is a git repository (it is cloned first: the bench commits into its clone). git in
 // phases 4 to 6 runs through the spawner, as the daemon runs it (peerGit says why).
 // Writes NAME.json and NAME.md. Run through `trawl`, the bench is the compiled build's,
@@ -34,7 +37,9 @@ import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts'
 import { corpusIdentifiers, drawSets } from './identifiers.ts';
 import { environment } from './machine.ts';
 import { median, quantile } from './percentiles.ts';
+import type { Warmup } from './result.ts';
 import { seededRandom } from './stats.ts';
+import { warmUp } from './warm-up.ts';
 import { UsageError } from '../../daemon/cli/usage.ts';
 import { spawnSmall, warmSpawner } from '../../daemon/runtime/spawner.ts';
 import { INSTALL_ROOT } from '../../daemon/install-root.ts';
@@ -122,6 +127,33 @@ function summary(ms: number[]): { n: number; p50: number; p90: number; p99: numb
 const request = (query: string) => ({ query, matches: 1000, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
 
 type Service = Pick<HistorySearch, 'search'>;
+
+/**
+ * The warm-up before the timed searches: at least this many, for at least this long. A
+ * process fresh from opening its indexes answers its first thousand or so searches slower
+ * than it answers later ones (V8 still compiling the search's code, the heap's young
+ * generation still growing into new pages), which a running daemon is past.
+ */
+const WARMUP: Warmup = { runs: 2000, ms: 3000 };
+/** Identifiers the warm-up takes its searches from, each at the tip and then at a commit, over again. */
+const WARMUP_IDENTIFIERS = 200;
+
+/**
+ * Searches `identifiers` untimed until `w` is met: each at the tip, then at a random commit
+ * (a generator of its own: the timed searches' commits are those of a run without it).
+ */
+async function warmUpHistory(service: Service, identifiers: ReadonlyArray<{ name: string }>, commits: readonly string[], w: Warmup, seed: number) {
+  if (identifiers.length === 0) return { searches: 0, ms: 0 };
+  const random = seededRandom(seed + 2);
+  let searches = 0;
+  const ms = await warmUp(w, async () => {
+    const ident = identifiers[(searches >> 1) % identifiers.length]!.name;
+    const query = searches % 2 === 0 ? ident : `${ident} rev:${commits[Math.floor(random() * commits.length)]!}`;
+    searches++;
+    await service.search(request(query));
+  });
+  return { searches, ms: Math.round(ms) };
+}
 
 /** `git grep -F -l` and trawl's `IDENT rev:COMMIT` on the same pairs, each once; files trawl found that git grep did not. */
 async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ ident: string; commit: string }>) {
@@ -224,6 +256,7 @@ function commandLine(argv: string[]) {
       pairs: { type: 'string' },
       spans: { type: 'string' },
       commits: { type: 'string' },
+      warmup: { type: 'string' },
       seed: { type: 'string' },
       out: { type: 'string' },
     },
@@ -241,6 +274,9 @@ export async function historyBench(argv: string[]): Promise<number> {
   const newCommits = Number(values.commits ?? 5);
   if (!Number.isSafeInteger(newCommits) || newCommits < 1 || newCommits > 8)
     throw new UsageError('bench history --commits takes 1 to 8 (more delta shards than that rebuild the history)');
+  const warmupRuns = Number(values.warmup ?? WARMUP.runs);
+  if (!Number.isSafeInteger(warmupRuns) || warmupRuns < 0) throw new UsageError('bench history --warmup takes a number of searches (0 or more)');
+  const warmup: Warmup = warmupRuns === 0 ? { runs: 0, ms: 0 } : { runs: warmupRuns, ms: WARMUP.ms };
   const seed = Number(values.seed ?? 1);
   const work = mkdtempSync(join(tmpdir(), 'trawl-history-bench-'));
   try {
@@ -271,7 +307,8 @@ export async function historyBench(argv: string[]): Promise<number> {
     // git from here on runs through the spawner (peerGit), started now: its one fork of
     // this process is paid by the first searches, which are not counted.
     warmSpawner();
-    const drawn = drawSets(idents, { tip: { count: queries }, rev: { count: queries }, pairs: { count: pairs } }, seed);
+    // (The warm-up's set is drawn last: the timed sets are those of a run without it.)
+    const drawn = drawSets(idents, { tip: { count: queries }, rev: { count: queries }, pairs: { count: pairs }, warmup: { count: WARMUP_IDENTIFIERS } }, seed);
     const live = new Searcher({ dataDir: data, workers: 1 });
     const service = historyBeside(live, { dataDir: data });
     const timed = async (query: string): Promise<{ ms: number; files: number }> => {
@@ -280,6 +317,8 @@ export async function historyBench(argv: string[]): Promise<number> {
       return { ms: performance.now() - s, files: r.files.length };
     };
     const first = { tip: (await timed(idents[0]!.name)).ms, rev: (await timed(`${idents[1]!.name} rev:${pickCommit()}`)).ms };
+    const warmed = await warmUpHistory(service, drawn.warmup, commits, warmup, seed);
+    log(`warm-up: ${warmed.searches} searches, ${warmed.ms} ms`);
     const tipMs: number[] = [];
     const revMs: number[] = [];
     let tipFiles = 0;
@@ -334,6 +373,7 @@ export async function historyBench(argv: string[]): Promise<number> {
       newCommitsSeconds,
       latency: {
         firstSearchMs: first,
+        warmup: warmed,
         tip: summary(tipMs),
         rev: summary(revMs),
         ratioRevToTip: median(revMs) / median(tipMs),
@@ -379,7 +419,7 @@ export async function historyBench(argv: string[]): Promise<number> {
       `| \`type:commit WORD\` p50 vs \`git log -F --grep=WORD\` p50 (${messages.queries} words, each once) | ${messages.trawl.p50.toFixed(1)} ms vs ${messages.git.p50.toFixed(1)} ms: ${messages.ratio.toFixed(0)}×; queries whose commits differ: ${messages.differences} | |`,
       `| \`history:yes IDENT\` p50 vs \`git log --first-parent --no-renames -SIDENT\` p50 (${spanIdents.length} identifiers, each once) | ${result.spans.trawl.p50.toFixed(1)} ms vs ${result.spans.gitLogS.p50.toFixed(1)} ms: ${result.spans.ratio.toFixed(0)}×; identifiers whose commits differ: ${spanDifferences} | ≥ 100×, 0 |`,
       '',
-      `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP. Pairs where trawl found a file git grep did not: ${disagreements}.`,
+      `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP, after a warm-up of ${warmed.searches} untimed searches (${warmed.ms} ms; at the tip and at random commits, in turn, of ${drawn.warmup.length} identifiers none of the timed searches uses). Pairs where trawl found a file git grep did not: ${disagreements}.`,
       '',
     ].join('\n');
     if (values.out) {
