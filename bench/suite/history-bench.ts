@@ -262,22 +262,28 @@ function commandLine(argv: string[]) {
     },
   });
   if (values.repo === undefined) throw new UsageError('bench history needs --repo PATH (a git repository)');
-  return { ...values, repo: values.repo };
-}
-
-/** `trawl bench history`: the report to stdout, progress to stderr; 0 when it ran. */
-export async function historyBench(argv: string[]): Promise<number> {
-  const values = commandLine(argv);
-  const queries = Number(values.queries ?? 100);
-  const pairs = Number(values.pairs ?? 30);
-  const spanCount = Number(values.spans ?? 10);
   const newCommits = Number(values.commits ?? 5);
   if (!Number.isSafeInteger(newCommits) || newCommits < 1 || newCommits > 8)
     throw new UsageError('bench history --commits takes 1 to 8 (more delta shards than that rebuild the history)');
   const warmupRuns = Number(values.warmup ?? WARMUP.runs);
   if (!Number.isSafeInteger(warmupRuns) || warmupRuns < 0) throw new UsageError('bench history --warmup takes a number of searches (0 or more)');
   const warmup: Warmup = warmupRuns === 0 ? { runs: 0, ms: 0 } : { runs: warmupRuns, ms: WARMUP.ms };
-  const seed = Number(values.seed ?? 1);
+  return {
+    repo: values.repo,
+    out: values.out,
+    queries: Number(values.queries ?? 100),
+    pairs: Number(values.pairs ?? 30),
+    spanCount: Number(values.spans ?? 10),
+    newCommits,
+    warmup,
+    seed: Number(values.seed ?? 1),
+  };
+}
+
+/** `trawl bench history`: the report to stdout, progress to stderr; 0 when it ran. */
+export async function historyBench(argv: string[]): Promise<number> {
+  const values = commandLine(argv);
+  const { queries, pairs, spanCount, newCommits, warmup, seed } = values;
   const work = mkdtempSync(join(tmpdir(), 'trawl-history-bench-'));
   try {
     const repo = join(work, basename(resolve(values.repo)));

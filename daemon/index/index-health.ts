@@ -19,13 +19,13 @@ import {
   MANIFEST_MAX_BYTES,
   manifestRepoName,
   manifestVisibility,
-  indexVersionStamp,
   namedPaths,
   readIndexVersion,
   repoDirs,
   shardFiles,
   type LoadedManifest,
 } from './manifest.ts';
+import { indexVersionStamp } from './index-stamp.ts';
 import { checkShardHeader } from './section-file.ts';
 import { SHARD_FORMAT, SYMBOLS_FORMAT } from './shard-format.ts';
 

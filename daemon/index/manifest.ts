@@ -10,6 +10,8 @@
 //                                           (format and take-over: runtime/lock-file.ts)
 //   <dataDir>/shards/<id>/broken            the "broken" mark (below)
 //   <dataDir>/index-version                 changes whenever any manifest does
+//   <dataDir>/index-seq                     rewritten in place after each such change: the
+//                                           signal searchers read as memory (index-stamp.ts)
 //
 // The manifest is the commit point of an index run: new files are written beside the old
 // ones under a new generation number, then the manifest is replaced atomically (temporary
@@ -56,6 +58,7 @@ import { join } from 'node:path';
 import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { SHARD_EXT, SYMBOLS_EXT } from './shard-format.ts';
 import { packsDir, shardsDir, writeFileAtomic } from './data-dir.ts';
+import { forgetStamp, INDEX_VERSION_FILE, signalIndexChange } from './index-stamp.ts';
 import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -562,41 +565,17 @@ function newIndexVersion(): string {
   return `${Date.now()}-${randomBytes(6).toString('hex')}`;
 }
 
-/** Tells searchers (in this and other processes) that some manifest changed. */
+/** Tells searchers (in this and other processes) that some manifest changed (index-stamp.ts). */
 export function bumpIndexVersion(dataDir: string, version = newIndexVersion()): void {
-  writeFileAtomic(join(dataDir, 'index-version'), `${version}\n`);
-  stampsThisTurn.delete(dataDir);
-}
-
-/**
- * The stamps taken during the current turn of the event loop, by data dir. One search asks
- * several times (each service it passes through, the tips' and the history's, checks both
- * data dirs) and a stat costs tens of microseconds on a cold machine; the answer is the
- * same for all of them, as a bump by another process between two of them is only seen at
- * the next search anyway. A bump by this process forgets its dir's stamp at once.
- */
-const stampsThisTurn = new Map<string, string>();
-
-/**
- * The index-version file's identity (inode, times, size) without reading it: one stat, where
- * a read is four system calls, and at most one per data dir in a turn of the event loop. A
- * bump replaces the file (writeFileAtomic), so a stamp seen again means the version read
- * along with it still holds. '' when there is no file.
- */
-export function indexVersionStamp(dataDir: string): string {
-  const known = stampsThisTurn.get(dataDir);
-  if (known !== undefined) return known;
-  const st = statSync(join(dataDir, 'index-version'), { bigint: true, throwIfNoEntry: false });
-  const stamp = st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}` : '';
-  if (stampsThisTurn.size === 0) setImmediate(() => stampsThisTurn.clear()).unref();
-  stampsThisTurn.set(dataDir, stamp);
-  return stamp;
+  writeFileAtomic(join(dataDir, INDEX_VERSION_FILE), `${version}\n`);
+  signalIndexChange(dataDir);
+  forgetStamp(dataDir);
 }
 
 /** index-version's content; '' when there is none or it cannot be read (then the next bump, which replaces it, is seen). */
 export function readIndexVersion(dataDir: string): string {
   try {
-    return readBoundedText(join(dataDir, 'index-version'), INDEX_VERSION_MAX_BYTES);
+    return readBoundedText(join(dataDir, INDEX_VERSION_FILE), INDEX_VERSION_MAX_BYTES);
   } catch {
     return '';
   }
