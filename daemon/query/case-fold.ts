@@ -29,12 +29,27 @@ export function bytesToBinary(bytes: Uint8Array): string {
 let asciiFolded: string | null = null;
 const foldCache = new Map<number, string>();
 
+function asciiTable(): string {
+  asciiFolded ??= bytesToBinary(foldBytes(Uint8Array.from({ length: 0x80 }, (_, b) => b)));
+  return asciiFolded;
+}
+
+/**
+ * bytesToBinary(foldString(s)): the index folding of s as a byte string. An ASCII string
+ * (most queries' literals) is folded through the core's own ASCII table, sparing the
+ * encoder and a call of the core per literal.
+ */
+export function foldedBinary(s: string): string {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return bytesToBinary(foldString(s));
+  const table = asciiTable();
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += table.charAt(s.charCodeAt(i));
+  return out;
+}
+
 /** The folded UTF-8 encoding of one code point, as a byte string. */
 export function foldCp(cp: number): string {
-  if (cp < 0x80) {
-    asciiFolded ??= bytesToBinary(foldBytes(Uint8Array.from({ length: 0x80 }, (_, b) => b)));
-    return asciiFolded.charAt(cp);
-  }
+  if (cp < 0x80) return asciiTable().charAt(cp);
   let s = foldCache.get(cp);
   if (s === undefined) {
     s = bytesToBinary(foldBytes(utf8.encode(String.fromCodePoint(cp))));

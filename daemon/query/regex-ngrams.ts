@@ -24,7 +24,7 @@
 // of their members (case-fold orbits are RE2's own, see case-fold.ts); large classes and
 // '.' match "any character" (no information).
 
-import { bytesToBinary, caseFoldOrbit, foldClosure, foldCp, foldString, isSurrogate } from './case-fold.ts';
+import { caseFoldOrbit, foldClosure, foldCp, foldedBinary, isSurrogate } from './case-fold.ts';
 import { complementRanges, normalizeRanges, rangesMembers, rangesSize, withoutNewline } from './code-ranges.ts';
 import {
   alternate,
@@ -195,5 +195,5 @@ export function literalNgramQuery(literal: string, options: { caseInsensitive: b
       return infoQuery(foldRegex({ type: 'concat', items }, INFO));
     }
   }
-  return stringQuery(bytesToBinary(foldString(text)));
+  return stringQuery(foldedBinary(text));
 }

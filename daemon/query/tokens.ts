@@ -75,8 +75,12 @@ export function fail(message: string): never {
 }
 
 const SPACE = /^\s$/u;
+/** JavaScript's whitespace (`\s`); an ASCII character decided by its code, without the regular expression. */
 function isSpace(c: string | undefined): boolean {
-  return c !== undefined && SPACE.test(c);
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return SPACE.test(c);
 }
 
 export function tokenize(input: string): Token[] {

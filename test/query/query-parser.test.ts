@@ -22,6 +22,7 @@ const rows: Row[] = [
   { input: 'OR and', want: '(and (content "OR") (content "and"))' },
   { input: 'or:x', want: '(content "or:x")' },
   { input: ' \t foo \n\r bar\t', want: '(and (content "foo") (content "bar"))' },
+  { input: 'a\vb\fc\u00a0d\u2003e\u3000f', want: '(and (content "a") (content "b") (content "c") (content "d") (content "e") (content "f"))' },
   { input: 'schön 日本語 😀', want: '(and (content "schön") (content "日本語") (content "😀"))' },
   { input: 'foo\\bar \\', want: '(and (content "foo\\\\bar") (content "\\\\"))' },
   // --- parentheses: balanced, nested, unbalanced, embedded, empty

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import RE2 from 're2';
 import { foldBytes, trigramId } from '../../core/index.ts';
-import { bytesToBinary, caseFoldOrbit, foldCp, foldString } from '../../daemon/query/case-fold.ts';
+import { bytesToBinary, caseFoldOrbit, foldCp, foldedBinary, foldString } from '../../daemon/query/case-fold.ts';
 import { evalNgramQuery, ngramQueryToString, qAnd, stringQuery, tri, type NgramQuery } from '../../daemon/query/ngram-query.ts';
 import { literalNgramQuery, regexNgramQuery } from '../../daemon/query/regex-ngrams.ts';
 import { parseNodeRe2Pattern } from '../../daemon/query/re2-syntax.ts';
@@ -730,4 +730,18 @@ test('stringQuery makes the canonical form qAnd makes of its trigrams', () => {
     }
     assert.deepEqual(stringQuery(s), qAnd([...ids].map(([id, bits]) => tri(id, bits))), s);
   }
+});
+
+test("foldedBinary is the core's folding of the literal's UTF-8, ASCII or not", () => {
+  const cases = [
+    String.fromCharCode(...Array.from({ length: 0x80 }, (_, i) => i)),
+    'spin_lock_irqsave',
+    'readFileSync',
+    'HTTP_Status_CODE',
+    'straße ÄÖÜ',
+    'K\u212aelvin \u017f',
+    '\ud800 lone surrogate',
+    '',
+  ];
+  for (const s of cases) assert.equal(foldedBinary(s), bytesToBinary(foldString(s)), JSON.stringify(s));
 });
