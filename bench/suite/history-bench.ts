@@ -14,7 +14,8 @@
 //    timed later, brings the process to a running daemon's state: its code compiled by V8,
 //    its heap grown to its working size, its caches holding what other searches read.
 // 4. The same (identifier, commit) pairs with `git grep -F -l -e IDENT COMMIT`, and with
-//    trawl, each once: the ratio of medians.
+//    trawl, each once: the ratio of medians. Then as many other pairs the same way, the
+//    versions cache emptied before each trawl search (no version read is cached).
 // 5. `history:yes IDENT` against `git log --first-parent --no-renames -SIDENT` for some of
 //    those identifiers, each once: the ratio of medians, and whether the commits agree.
 //
@@ -33,6 +34,7 @@ import { parseArgs } from 'node:util';
 import { historyBeside, type HistorySearch } from '../../daemon/history/history-search.ts';
 import { historyDataDir } from '../../daemon/index/data-dir.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
+import { dropVersions } from '../../daemon/index/version-cache.ts';
 import { indexLocal, indexLocalHistory } from '../../daemon/sync/local-repos.ts';
 import { corpusIdentifiers, drawSets } from './identifiers.ts';
 import { environment } from './machine.ts';
@@ -156,7 +158,7 @@ async function warmUpHistory(service: Service, identifiers: ReadonlyArray<{ name
 }
 
 /** `git grep -F -l` and trawl's `IDENT rev:COMMIT` on the same pairs, each once; files trawl found that git grep did not. */
-async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ ident: string; commit: string }>) {
+async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ ident: string; commit: string }>, beforeEach?: () => void) {
   const gitMs: number[] = [];
   const trawlMs: number[] = [];
   // The process's CPU time per search beside its wall time: steadier than the wall time on
@@ -168,6 +170,7 @@ async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ id
     const grepped = await peerGit(repo, ['grep', '-F', '-I', '-l', '-e', ident, commit]);
     gitMs.push(grepped.ms);
     const grep = grepped.stdout;
+    beforeEach?.();
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const r = await service.search({ ...request(ident), matches: 100_000, query: `${ident} rev:${commit}` });
@@ -183,6 +186,39 @@ async function gitGrepPhase(repo: string, service: Service, pairList: Array<{ id
     if (r.files.some((f) => !gitFiles.includes(f.fileName.text))) disagreements++;
   }
   return { gitMs, trawlMs, trawlCpuMs, disagreements };
+}
+
+/** Phase 3: each identifier of `tip` at the tip, and each of `rev` at a commit of `pickCommit`, in turn, each once. */
+async function latencyPhase(
+  timed: (query: string) => Promise<{ ms: number; files: number }>,
+  tip: ReadonlyArray<{ name: string }>,
+  rev: ReadonlyArray<{ name: string }>,
+  pickCommit: () => string,
+) {
+  const out = { tipMs: [] as number[], revMs: [] as number[], tipFiles: 0, revFiles: 0 };
+  for (let i = 0; i < tip.length; i++) {
+    const a = await timed(tip[i]!.name);
+    out.tipMs.push(a.ms);
+    out.tipFiles += a.files;
+    const b = await timed(`${rev[i]!.name} rev:${pickCommit()}`);
+    out.revMs.push(b.ms);
+    out.revFiles += b.files;
+  }
+  return out;
+}
+
+/**
+ * Phase 4 again on other pairs (their identifiers drawn after the warm-up's, their commits
+ * from a generator of their own), the asking thread's versions cache emptied before each
+ * search: every version a search reads is rebuilt from its chain, as when no search before
+ * it read one near it. (The history's worker, which searches when a commit's candidates
+ * are many, keeps its cache.)
+ */
+async function uncachedPhase(repo: string, service: Service, idents: ReadonlyArray<{ name: string }>, commits: readonly string[], seed: number) {
+  const random = seededRandom(seed + 3);
+  const pairList = idents.map((p) => ({ ident: p.name, commit: commits[Math.floor(random() * commits.length)]! }));
+  const { gitMs, trawlMs, disagreements } = await gitGrepPhase(repo, service, pairList, dropVersions);
+  return { pairs: pairList.length, git: summary(gitMs), trawl: summary(trawlMs), ratio: median(gitMs) / median(trawlMs), filesOnlyTrawlFound: disagreements };
 }
 
 /**
@@ -314,7 +350,11 @@ export async function historyBench(argv: string[]): Promise<number> {
     // this process is paid by the first searches, which are not counted.
     warmSpawner();
     // (The warm-up's set is drawn last: the timed sets are those of a run without it.)
-    const drawn = drawSets(idents, { tip: { count: queries }, rev: { count: queries }, pairs: { count: pairs }, warmup: { count: WARMUP_IDENTIFIERS } }, seed);
+    const drawn = drawSets(
+      idents,
+      { tip: { count: queries }, rev: { count: queries }, pairs: { count: pairs }, warmup: { count: WARMUP_IDENTIFIERS }, uncached: { count: pairs } },
+      seed,
+    );
     const live = new Searcher({ dataDir: data, workers: 1 });
     const service = historyBeside(live, { dataDir: data });
     const timed = async (query: string): Promise<{ ms: number; files: number }> => {
@@ -325,21 +365,11 @@ export async function historyBench(argv: string[]): Promise<number> {
     const first = { tip: (await timed(idents[0]!.name)).ms, rev: (await timed(`${idents[1]!.name} rev:${pickCommit()}`)).ms };
     const warmed = await warmUpHistory(service, drawn.warmup, commits, warmup, seed);
     log(`warm-up: ${warmed.searches} searches, ${warmed.ms} ms`);
-    const tipMs: number[] = [];
-    const revMs: number[] = [];
-    let tipFiles = 0;
-    let revFiles = 0;
-    for (let i = 0; i < queries; i++) {
-      const a = await timed(drawn.tip[i]!.name);
-      tipMs.push(a.ms);
-      tipFiles += a.files;
-      const b = await timed(`${drawn.rev[i]!.name} rev:${pickCommit()}`);
-      revMs.push(b.ms);
-      revFiles += b.files;
-    }
+    const { tipMs, revMs, tipFiles, revFiles } = await latencyPhase(timed, drawn.tip.slice(0, queries), drawn.rev.slice(0, queries), pickCommit);
     // 4. git grep on the same pairs; 5. history:yes against git log -S.
     const pairList = drawn.pairs.map((p) => ({ ident: p.name, commit: pickCommit() }));
     const grep = await gitGrepPhase(repo, service, pairList);
+    const uncached = await uncachedPhase(repo, service, drawn.uncached, commits, seed);
     const spanIdents = drawn.pairs.slice(0, Math.min(spanCount, drawn.pairs.length)).map((p) => p.name);
     const spans = await spansPhase(repo, service, spanIdents);
     const { gitMs, trawlMs, trawlCpuMs, disagreements } = grep;
@@ -401,6 +431,7 @@ export async function historyBench(argv: string[]): Promise<number> {
         trawlCpu: summary(trawlCpuMs),
         ratio: median(gitMs) / median(trawlMs),
         filesOnlyTrawlFound: disagreements,
+        uncached,
       },
     };
     const md = [
@@ -421,11 +452,12 @@ export async function historyBench(argv: string[]): Promise<number> {
       `| first search (opens the index): tip / rev: | ${first.tip.toFixed(1)} / ${first.rev.toFixed(1)} ms | |`,
       `| \`git grep -F -l IDENT COMMIT\` p50 vs trawl \`IDENT rev:COMMIT\` p50 (${pairList.length} pairs, each once) | ${result.gitGrep.git.p50.toFixed(1)} ms vs ${result.gitGrep.trawl.p50.toFixed(2)} ms: ${result.gitGrep.ratio.toFixed(0)}× | ≥ 50× |`,
       `| the same \`rev:\` searches: the process's CPU time per search, p50 / p90 | ${result.gitGrep.trawlCpu.p50.toFixed(2)} / ${result.gitGrep.trawlCpu.p90.toFixed(2)} ms | |`,
+      `| the same on ${uncached.pairs} other pairs, the versions cache emptied before each search | ${uncached.git.p50.toFixed(1)} ms vs ${uncached.trawl.p50.toFixed(2)} ms: ${uncached.ratio.toFixed(0)}× | |`,
       `| \`type:diff IDENT\` p50 vs \`git log -GIDENT\` p50 (${diffs.queries} identifiers, each once) | ${diffs.trawl.p50.toFixed(1)} ms vs ${diffs.git.p50.toFixed(1)} ms: ${diffs.ratio.toFixed(0)}×; queries whose commits differ: ${diffs.differences} | ≥ 100×, 0 |`,
       `| \`type:commit WORD\` p50 vs \`git log -F --grep=WORD\` p50 (${messages.queries} words, each once) | ${messages.trawl.p50.toFixed(1)} ms vs ${messages.git.p50.toFixed(1)} ms: ${messages.ratio.toFixed(0)}×; queries whose commits differ: ${messages.differences} | |`,
       `| \`history:yes IDENT\` p50 vs \`git log --first-parent --no-renames -SIDENT\` p50 (${spanIdents.length} identifiers, each once) | ${result.spans.trawl.p50.toFixed(1)} ms vs ${result.spans.gitLogS.p50.toFixed(1)} ms: ${result.spans.ratio.toFixed(0)}×; identifiers whose commits differ: ${spanDifferences} | ≥ 100×, 0 |`,
       '',
-      `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP, after a warm-up of ${warmed.searches} untimed searches (${warmed.ms} ms; at the tip and at random commits, in turn, of ${drawn.warmup.length} identifiers none of the timed searches uses). Pairs where trawl found a file git grep did not: ${disagreements}.`,
+      `Latency is in process (the searchers the daemon runs: one worker thread for the tips, one for the history), without HTTP, after a warm-up of ${warmed.searches} untimed searches (${warmed.ms} ms; at the tip and at random commits, in turn, of ${drawn.warmup.length} identifiers none of the timed searches uses). Pairs where trawl found a file git grep did not: ${disagreements + uncached.filesOnlyTrawlFound}.`,
       '',
     ].join('\n');
     if (values.out) {

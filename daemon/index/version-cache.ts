@@ -49,3 +49,13 @@ export class VersionCache {
     }
   }
 }
+
+/**
+ * Empties this thread's cache: every version read next is rebuilt from its chain. What
+ * `trawl bench history` measures a search at a commit by when no search before it rebuilt
+ * any of the versions it reads.
+ */
+export function dropVersions(): void {
+  versions.clear();
+  held = 0;
+}
