@@ -178,7 +178,10 @@ export class StoredVersions {
    */
   private inflated(doc: number, stored: Buffer, whole: boolean): Buffer {
     const length = this.contentLength(doc);
-    const out = inflateRawSync(stored, { maxOutputLength: Math.max(1, whole ? length : length - 1) });
+    const most = Math.max(1, whole ? length : length - 1);
+    // Its output in one chunk, not in 16 KB ones joined afterwards: its longest is known.
+    // (One byte more than that: a chunk filled exactly costs zlib another round for the end.)
+    const out = inflateRawSync(stored, { maxOutputLength: most, chunkSize: Math.max(64, most + 1) });
     if (whole && out.length !== length) throw new Error(`inflates to ${out.length} bytes of the document's ${length}`);
     if (!whole && out.length >= length) throw new Error('its delta is not shorter than the document');
     return out;
