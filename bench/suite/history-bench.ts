@@ -196,7 +196,7 @@ async function latencyPhase(
   pickCommit: () => string,
 ) {
   const out = { tipMs: [] as number[], revMs: [] as number[], tipFiles: 0, revFiles: 0 };
-  for (let i = 0; i < tip.length; i++) {
+  for (let i = 0; i < Math.min(tip.length, rev.length); i++) {
     const a = await timed(tip[i]!.name);
     out.tipMs.push(a.ms);
     out.tipFiles += a.files;
@@ -365,7 +365,7 @@ export async function historyBench(argv: string[]): Promise<number> {
     const first = { tip: (await timed(idents[0]!.name)).ms, rev: (await timed(`${idents[1]!.name} rev:${pickCommit()}`)).ms };
     const warmed = await warmUpHistory(service, drawn.warmup, commits, warmup, seed);
     log(`warm-up: ${warmed.searches} searches, ${warmed.ms} ms`);
-    const { tipMs, revMs, tipFiles, revFiles } = await latencyPhase(timed, drawn.tip.slice(0, queries), drawn.rev.slice(0, queries), pickCommit);
+    const { tipMs, revMs, tipFiles, revFiles } = await latencyPhase(timed, drawn.tip, drawn.rev, pickCommit);
     // 4. git grep on the same pairs; 5. history:yes against git log -S.
     const pairList = drawn.pairs.map((p) => ({ ident: p.name, commit: pickCommit() }));
     const grep = await gitGrepPhase(repo, service, pairList);

@@ -47,6 +47,9 @@ class Between {
 
 const between = new Between();
 
+/** The largest chunk a document is inflated in: its own length plus one below this, else chunks of this. */
+const INFLATE_CHUNK_MAX = 1 << 20;
+
 export class StoredVersions {
   /** Versions rebuilt lately (version-cache.ts). */
   private readonly cache = new VersionCache();
@@ -180,8 +183,9 @@ export class StoredVersions {
     const length = this.contentLength(doc);
     const most = Math.max(1, whole ? length : length - 1);
     // Its output in one chunk, not in 16 KB ones joined afterwards: its longest is known.
-    // (One byte more than that: a chunk filled exactly costs zlib another round for the end.)
-    const out = inflateRawSync(stored, { maxOutputLength: most, chunkSize: Math.max(64, most + 1) });
+    // (One byte more than that: a chunk filled exactly costs zlib another round for the end.
+    // At most INFLATE_CHUNK_MAX: a damaged length allocates no more than that before failing.)
+    const out = inflateRawSync(stored, { maxOutputLength: most, chunkSize: Math.min(INFLATE_CHUNK_MAX, Math.max(64, most + 1)) });
     if (whole && out.length !== length) throw new Error(`inflates to ${out.length} bytes of the document's ${length}`);
     if (!whole && out.length >= length) throw new Error('its delta is not shorter than the document');
     return out;

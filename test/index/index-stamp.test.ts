@@ -28,6 +28,18 @@ function replaceVersion(dir: string, text: string): void {
   writeFileAtomic(join(dir, INDEX_VERSION_FILE), `${text}\n`);
 }
 
+/**
+ * A bump of this process, then the stamp as a searcher holds it once settled: two turns,
+ * the first maps the signal, the second takes the stamp while the signal holds.
+ */
+async function settled(dir: string): Promise<string> {
+  bumpIndexVersion(dir, '1-a');
+  await nextTurn();
+  indexVersionStamp(dir);
+  await nextTurn();
+  return indexVersionStamp(dir);
+}
+
 test('no index-version: the stamp is empty; a bump of this process is seen at once, in the same turn', (t) => {
   const dir = dataDir(t);
   assert.equal(indexVersionStamp(dir), '');
@@ -48,12 +60,7 @@ test('no index-version: the stamp is empty; a bump of this process is seen at on
 
 test("another writer's bump (index-version replaced, then the signal) is seen at the next turn", async (t) => {
   const dir = dataDir(t);
-  bumpIndexVersion(dir, '1-a');
-  await nextTurn();
-  // Two turns: the first maps the signal, the second trusts it.
-  indexVersionStamp(dir);
-  await nextTurn();
-  const before = indexVersionStamp(dir);
+  const before = await settled(dir);
   await nextTurn();
   replaceVersion(dir, '2-b');
   assert.equal(indexVersionStamp(dir), before, 'within a turn, the stamp taken in it holds');
@@ -64,11 +71,7 @@ test("another writer's bump (index-version replaced, then the signal) is seen at
 
 test('a bump by another process is seen at the next search', async (t) => {
   const dir = dataDir(t);
-  bumpIndexVersion(dir, '1-a');
-  await nextTurn();
-  indexVersionStamp(dir);
-  await nextTurn();
-  const before = indexVersionStamp(dir);
+  const before = await settled(dir);
   const script = `import { bumpIndexVersion } from ${JSON.stringify(join(ROOT, 'daemon/index/manifest.ts'))}; bumpIndexVersion(${JSON.stringify(dir)});`;
   execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: 'pipe' });
   await nextTurn();
@@ -77,11 +80,7 @@ test('a bump by another process is seen at the next search', async (t) => {
 
 test('a replacement whose signal was never written is seen within a second; so is a signal file made anew', async (t) => {
   const dir = dataDir(t);
-  bumpIndexVersion(dir, '1-a');
-  await nextTurn();
-  indexVersionStamp(dir);
-  await nextTurn();
-  const before = indexVersionStamp(dir);
+  const before = await settled(dir);
   const start = performance.now();
   replaceVersion(dir, '2-b');
   await nextTurn();
