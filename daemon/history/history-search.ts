@@ -278,7 +278,7 @@ export class HistorySearch implements SearchService {
   /** The repositories with a history index, read again when either data dir's index changes. */
   private indexed(): Indexed[] {
     const root = historyDataDir(this.dataDir);
-    // A stat of each index-version, which every change replaces (manifest.ts): no read per search.
+    // Each data dir's stamp, which every change moves (index-stamp.ts): no read of the manifests per search.
     const stamp = `${indexVersionStamp(root)}/${indexVersionStamp(this.dataDir)}`;
     if (this.known?.stamp === stamp) return this.known.indexed;
     const indexed: Indexed[] = [];

@@ -33,6 +33,8 @@ export interface MergeDeps {
   lostShards: number;
   /** Shards the query's filters ruled out before the search (counted as skipped by filter). */
   skippedShards?: number;
+  /** Shards left out of the run, but counted as scanned: their candidates, found before it, were none (and they hold no documents). */
+  scannedShards?: number;
   shape: ShapeOptions;
   /** Shapes a file of shard `shard` again (sink.ts Reshape). */
   reshape(shard: number, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | Promise<ShapedFile>;
@@ -47,8 +49,9 @@ export async function mergeSearch(count: number, req: Required<SearchRequest>, o
   const { plan, planNs } = planned;
   // A plan made before the search waited for its turn counts as the search's own work.
   const aheadNs = options.planned ? planNs : 0;
-  // No shard to search and nothing to stream (the tip index of a search at an older commit):
-  // the answer a run of no shards makes, without starting one.
+  // No shard to search and nothing to stream (the tip index of a search at an older commit,
+  // a history whose candidates were none): the answer a run of no shards makes, without
+  // starting one.
   if (count === 0 && options.onChunk === undefined && options.signal?.aborted !== true) {
     const stats = startingStats(planNs, deps);
     stats.flushReason = 'FLUSH_REASON_FINAL_FLUSH';
@@ -199,6 +202,7 @@ function startingStats(planNs: number, deps: MergeDeps): SearchStats {
   stats.matchTreeConstruction = planNs;
   stats.crashes = deps.lostShards;
   stats.shardsSkippedFilter = deps.skippedShards ?? 0;
+  stats.shardsScanned = deps.scannedShards ?? 0;
   return stats;
 }
 

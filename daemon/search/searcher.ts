@@ -36,11 +36,11 @@ import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.t
 import { SectionScrub, type ScrubFile } from '../index/section-scrub.ts';
 import { DEFAULT_BASE_URL } from '../repos/web-urls.ts';
 import { asciiLower, refNames, type RepoFlags } from './match-tree.ts';
-import { mergeSearch, type TaskParams } from './merge.ts';
+import { mergeSearch, type MergeDeps, type TaskParams } from './merge.ts';
 import { HERE_MAX_DOCS, runHere, type HereShard } from './here-run.ts';
 import { Matcher } from './matcher.ts';
 import { searchedMembers } from './shard-files.ts';
-import { shardCandidates } from './shard-search.ts';
+import { ruledOutByDocs, shardCandidates } from './shard-search.ts';
 import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
 import type { PoolRun } from './pool.ts';
 import { SearchPool } from './pool.ts';
@@ -398,6 +398,20 @@ export class Searcher implements SearchService {
     // A few documents named: searched in this thread (here-run.ts).
     if (docs !== undefined && planned !== undefined && docs.reduce((n, d) => n + d.length, 0) <= HERE_MAX_DOCS) {
       if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'the searcher is closed: the server is shutting down');
+      // None at all (the candidates found here: a search at a commit where the literal is
+      // not): each shard's run would examine nothing, and count the shard as shard-search.ts
+      // ruledOutByDocs says. Counted so without the run, whose machinery cost more than the
+      // rest of such a search.
+      if (docs.every((d) => d.length === 0)) {
+        const filtered = shards.filter((e) => ruledOutByDocs(this.shard(e))).length;
+        return mergeSearch(0, req, options, {
+          ...merged,
+          skippedShards: ruledOut + filtered,
+          scannedShards: shards.length - filtered,
+          workers: 1,
+          start: noRun,
+        });
+      }
       const here = shards.map((e, i): HereShard => ({ ref: refOf(e), only: only?.[i] ?? null, docs: docs[i]!, open: () => this.shard(e) }));
       // (A shard that failed its checks is opened afresh next time; the merge reports it.)
       const forget = (i: number) => this.mapped.delete(shards[i]!.key);
@@ -405,8 +419,7 @@ export class Searcher implements SearchService {
     }
     // No shard left (the filters ruled every one out, as a tip index does for a search at
     // an older commit): nothing for a worker, and no plan to pack for one.
-    if (shards.length === 0)
-      return mergeSearch(0, req, options, { ...merged, workers: 1, start: () => ({ replies: [], grant() {}, stop() {}, definitionsOnly() {} }) });
+    if (shards.length === 0) return mergeSearch(0, req, options, { ...merged, workers: 1, start: noRun });
     const pool = this.startPool();
     const catalog = this.catalogOf(pool, snapshot);
     const indexes = shards.map((e) => e.index);
@@ -648,3 +661,6 @@ function refOf(e: ShardEntry): ShardRef {
 function versionsShape(shape: ShapeOptions, plan: Plan | undefined): ShapeOptions {
   return plan?.versions ? { ...shape, versions: { literalBytes: loneLiteralBytes(plan) } } : shape;
 }
+
+/** The run of no shards. */
+const noRun: MergeDeps['start'] = () => ({ replies: [], grant() {}, stop() {}, definitionsOnly() {} });

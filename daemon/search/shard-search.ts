@@ -221,14 +221,14 @@ export function* searchShardSteps(shard: Shard, options: ShardSearchOptions): Ge
     counters.matchTreeConstruction = Number(process.hrtime.bigint() - t0);
     return result;
   }
-  counters.shardFilesConsidered = shard.docCount;
   // Documents named, none of them this shard's (a search at a commit whose candidates lie
   // in another of the history's shards): nothing to examine, and nothing to look up.
   if (options.docs !== undefined && !(options.docs.length > 0 && options.docs[0]! < shard.docCount)) {
     counters.matchTreeConstruction = construction;
-    result.filtered = shard.docCount > 0;
+    result.filtered = ruledOutByDocs(shard);
     return result;
   }
+  counters.shardFilesConsidered = shard.docCount;
   const regexBefore = regexpsConsidered(options.matchers);
   const scan: ShardScan = {
     shard,
@@ -252,6 +252,14 @@ export function* searchShardSteps(shard: Shard, options: ShardSearchOptions): Ge
   finish(scan, classes.length > 1);
   counters.regexpsConsidered = regexpsConsidered(options.matchers) - regexBefore;
   return result;
+}
+
+/**
+ * Whether a shard named documents to examine, none of them its own, counts as ruled out by
+ * the filters (as one its branch filters rule out): unless it has no documents at all.
+ */
+export function ruledOutByDocs(shard: Shard): boolean {
+  return shard.docCount > 0;
 }
 
 function regexpsConsidered(matchers: Matcher[]): number {

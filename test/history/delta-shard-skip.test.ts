@@ -86,6 +86,15 @@ test('a search at the old commit skips the delta shard by its filters and finds 
     // The tip index's shard and the delta shard are ruled out; only the full build's shard is read.
     assert.equal(old.stats.shardsScanned, 1);
     assert.ok(old.stats.shardsSkippedFilter >= 2, `skipped by filters: ${old.stats.shardsSkippedFilter}`);
+    // Nothing at the old commit holds the new name: no shard has a candidate, and the one
+    // that has documents there is counted as ruled out, as a shard whose candidates lie in
+    // another shard is, without a run of its own; no file counts as considered.
+    const none = await service.search(req(`shared_name_too rev:${first}`));
+    assert.deepEqual(none.files, []);
+    assert.equal(none.stats.shardsScanned, 0);
+    assert.equal(none.stats.shardsSkippedFilter, old.stats.shardsSkippedFilter + 1);
+    assert.equal(none.stats.shardFilesConsidered, 0);
+    assert.equal(none.isSearchExhaustive, true);
     const now = await service.search(req(`shared_name_too rev:${added}`));
     assert.deepEqual(
       now.files.map((f) => f.fileName.text),
