@@ -74,23 +74,31 @@ function sameName(name: Uint8Array, lit: Literal): boolean {
   return lit.caseSensitive ? Buffer.compare(name, lit.bytes) === 0 : foldKey(name) === lit.folded;
 }
 
-/** The documents of the shard defining one of the literals, ascending (empty without a symbol index). */
-export function definingDocs(shard: Shard, literals: Literal[], useIndex: boolean): Uint32Array {
+/**
+ * The documents of the shard defining one of the literals, ascending (empty without a
+ * symbol index); of `within` (ascending) only, when given: a history's name is defined in
+ * every version of its file, hundreds, of which a search at a commit examines a few.
+ */
+export function definingDocs(shard: Shard, literals: Literal[], useIndex: boolean, within?: Uint32Array): Uint32Array {
   const index = shard.symbolIndex;
-  if (!index || literals.length === 0) return new Uint32Array(0);
+  if (!index || literals.length === 0 || within?.length === 0) return new Uint32Array(0);
   const docs = new Set<number>();
   if (useIndex) {
     for (const lit of literals) {
       const [from, to] = index.prefixRange(lit.folded);
       for (let n = from; n < to; n++) {
         if (!sameName(index.name(n), lit)) continue;
-        for (const r of index.defsOf(n)) docs.add(shard.symbolDoc(r));
+        for (const r of index.defsOf(n)) {
+          const d = shard.symbolDoc(r);
+          if (within === undefined || holds(within, d)) docs.add(d);
+        }
       }
     }
   } else {
-    for (let d = 0; d < shard.docCount; d++) {
-      if (shard.symbolsOf(d).some((s) => literals.some((lit) => sameName(Buffer.from(s.name, 'utf8'), lit)))) docs.add(d);
-    }
+    const defines = (d: number) => shard.symbolsOf(d).some((s) => literals.some((lit) => sameName(Buffer.from(s.name, 'utf8'), lit)));
+    if (within !== undefined) {
+      for (const d of within) if (defines(d)) docs.add(d);
+    } else for (let d = 0; d < shard.docCount; d++) if (defines(d)) docs.add(d);
   }
   return Uint32Array.from([...docs].sort((a, b) => a - b));
 }
@@ -116,4 +124,18 @@ export function definitionsFirst(candidates: Uint32Array | null, first: Uint32Ar
   for (const d of front) out[k++] = d;
   for (const d of all) if (!front.has(d)) out[k++] = d;
   return { order: out, front: front.size };
+}
+
+/** Whether ascending `docs` holds `d`. */
+function holds(docs: Uint32Array, d: number): boolean {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = docs[mid]!;
+    if (v < d) lo = mid + 1;
+    else if (v > d) hi = mid - 1;
+    else return true;
+  }
+  return false;
 }

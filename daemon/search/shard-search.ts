@@ -286,9 +286,10 @@ function selectCandidates(scan: ShardScan, cls: BranchClass, firstClass: boolean
   // or another repository's. (Kept in the class: a class decided once may be searched
   // twice, branch-classes.ts.)
   const onBranches = (cls.docs ??= classDocs(shard, cls.byMember));
-  const first = (scan.first ??= definingDocs(shard, positiveLiterals(plan), useIndex));
-  const examine = examineFor(limit);
   const docs = scan.options.docs && inShard(scan.options.docs, shard.docCount);
+  // (Documents named: only those are examined, definitions included.)
+  const first = (scan.first ??= definingDocs(shard, positiveLiterals(plan), useIndex, docs));
+  const examine = examineFor(limit);
   const candidatesOf = (): Uint32Array | null =>
     docs !== undefined
       ? onBranches === null
