@@ -70,6 +70,9 @@ export async function indexHistory(o: HistoryIndexOptions): Promise<HistorySumma
       // And most of its records repeat from one version to the next: stored compressed
       // (index/compressed-section.ts).
       compressSections: true,
+      // Its searches read every one of its shards (a search at a commit, `history:yes`): a
+      // last shard of a few versions would cost them what a full one does.
+      foldRunt: true,
       ...(o.maxFileSize !== undefined ? { maxFileSize: o.maxFileSize } : {}),
       ...(o.maxTrigrams !== undefined ? { maxTrigrams: o.maxTrigrams } : {}),
       ...(o.symbols !== undefined ? { symbols: o.symbols } : {}),

@@ -34,7 +34,7 @@ export class ShardCutter {
   ) {}
 
   add(f: ShardFile): ShardFile[] | undefined {
-    const counted = f.size <= this.maxFileSize ? f.size : 0;
+    const counted = countedSize(f, this.maxFileSize);
     let done: ShardFile[] | undefined;
     if (this.current.length > 0 && this.bytes + counted > this.target) {
       done = this.current;
@@ -67,7 +67,7 @@ export function symbolsCost(files: readonly ShardFile[], maxFileSize: number): n
 }
 
 /** ShardCutter over a list. */
-export function cutShards(files: ShardFile[], target: number, maxFileSize: number): ShardFile[][] {
+export function cutShards(files: ShardFile[], target: number, maxFileSize: number, foldRunt = false): ShardFile[][] {
   const cutter = new ShardCutter(target, maxFileSize);
   const groups: ShardFile[][] = [];
   for (const f of files) {
@@ -76,7 +76,26 @@ export function cutShards(files: ShardFile[], target: number, maxFileSize: numbe
   }
   const last = cutter.end();
   if (last) groups.push(last);
+  // With `foldRunt`, a last group under RUNT_SHARE of the target joins the one before (a
+  // shard at most that much over the target): every search pays for each shard it reads,
+  // whatever it holds, and a history's searches read all of its shards.
+  if (foldRunt && groups.length >= 2 && countedBytes(groups.at(-1)!, maxFileSize) < target * RUNT_SHARE)
+    groups.splice(-2, 2, [...groups.at(-2)!, ...groups.at(-1)!]);
   return groups;
+}
+
+/** The share of the target under which cutShards may fold a last group into the one before. */
+export const RUNT_SHARE = 0.25;
+
+/** What a file counts toward its shard's target: its size, nothing over the size limit (it is skipped). */
+function countedSize(f: ShardFile, maxFileSize: number): number {
+  return f.size <= maxFileSize ? f.size : 0;
+}
+
+function countedBytes(files: readonly ShardFile[], maxFileSize: number): number {
+  let n = 0;
+  for (const f of files) n += countedSize(f, maxFileSize);
+  return n;
 }
 
 /** ShardCutter over files as they come (a directory being walked). */

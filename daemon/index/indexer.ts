@@ -74,6 +74,8 @@ export interface IndexOptions {
   symbols?: boolean;
   /** Store each version of a path as a delta against the one before it (ShardJob.versionDeltas): the history index's shards. */
   versionDeltas?: boolean;
+  /** A full build's last shard is never a runt: it joins the one before (build-pool.ts cutShards): the history index's shards. */
+  foldRunt?: boolean;
   /** Store the shards' compressible sections compressed (ShardJob.compressed): the history index's shards. */
   compressSections?: boolean;
   /** Branches and tags to index besides the default branch. */
@@ -492,7 +494,7 @@ class IndexRun {
     const later = this.symbolsLater(files.length);
     const built = await this.build({
       refs: git.refs,
-      groups: fromArray(cutShards(files, this.target, this.maxFileSize)),
+      groups: fromArray(cutShards(files, this.target, this.maxFileSize, this.options.foldRunt === true)),
       totalFiles: () => files.length,
       counted: true,
       gitDir: git.gitDir,

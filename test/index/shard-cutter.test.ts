@@ -27,3 +27,20 @@ test('cutShards and cutShardsAsync cut the same groups', async () => {
     assert.deepEqual(shape(got), want, `async ${sizes} / ${target}`);
   }
 });
+
+// [sizes, target, max file size, groups]: cutShards folding a runt last group (under a
+// quarter of the target) into the one before.
+const folded: Array<[number[], number, number, string[]]> = [
+  [[], 10, 100, ['']],
+  [[4, 4, 4], 10, 100, ['f0,f1', 'f2']], // 4 is not under a quarter of 10
+  [[8, 2], 10, 100, ['f0,f1']], // 8 + 2 fits: one group anyway
+  [[9, 2], 10, 100, ['f0,f1']], // 2 is a runt: folded
+  [[9, 3], 10, 100, ['f0', 'f1']], // 3 is not under 2.5
+  [[10, 10, 1, 1], 10, 100, ['f0', 'f1,f2,f3']], // only the last group folds
+  [[9, 500, 2], 10, 100, ['f0,f1,f2']], // over the size limit: counts nothing, the runt is 2
+  [[11], 10, 100, ['f0']],
+];
+
+test('cutShards with foldRunt: a last group under a quarter of the target joins the one before', () => {
+  for (const [sizes, target, max, want] of folded) assert.deepEqual(shape(cutShards(files(sizes), target, max, true)), want, `${sizes} / ${target}`);
+});
