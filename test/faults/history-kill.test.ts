@@ -1,12 +1,15 @@
 // kill -9 during `trawl index --history`: a history index of a repository's newest 30
 // commits is extended to its whole history (a build of some seconds: 300 commits of files of
 // hundreds of lines, helpers/history-repo.ts), and the run is killed at moments spread
-// over it. After each kill, searches at a commit answer exactly as before the run (or, past
+// over it: as soon as it holds the history's lock, once it has written a file of the new
+// index, and late (80% of a clean run's time: it may have finished). The first two are
+// told by what the run leaves on disk, not by time: on a loaded machine a run took less
+// than half of the clean run's time and finished before a kill timed at 50%. After each kill, searches at a commit answer exactly as before the run (or, past
 // its commit, exactly as after it), never a failed shard; the next run completes and
 // answers what a clean build answers, and leaves nothing of the killed runs on disk.
 
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { historyBeside } from '../../daemon/history/history-search.ts';
@@ -17,8 +20,6 @@ import { tempDir } from '../helpers/corpus.ts';
 import { git } from '../helpers/git.ts';
 import { makeHistoryRepo } from '../helpers/history-repo.ts';
 import { runTrawl, runTrawlKilled } from '../helpers/trawl-cli.ts';
-
-const MOMENTS = [0.25, 0.5, 0.8];
 
 async function answer(data: string, queries: string[]): Promise<string[]> {
   const live = new Searcher({ dataDir: data, workers: 0 });
@@ -65,13 +66,22 @@ test('kill -9 while a history index is built: the previous history keeps serving
     assert.equal(full.code, 0, full.stderr);
     const afterward = await answer(clean, queries);
     assert.notDeepEqual(afterward, before);
-    for (const at of MOMENTS) {
-      const killed = await runTrawlKilled(index([]), Math.round(full.ms * at));
-      if (at <= 0.5) assert.equal(killed.signal, 'SIGKILL', 'killed while it ran');
+    const dir = shardsDir(historyDataDir(data), Number(readdirSync(join(historyDataDir(data), 'shards'))[0]));
+    // The files there when a run starts (a killed run's leftovers included: not the run's own).
+    let held = new Set<string>();
+    const moments: Array<{ name: string; kill: number | (() => boolean); mustKill: boolean }> = [
+      { name: 'holding the lock', kill: () => existsSync(join(dir, 'lock')), mustKill: true },
+      { name: 'a new file written', kill: () => readdirSync(dir).some((f) => f !== 'lock' && !held.has(f)), mustKill: true },
+      { name: 'at 80%', kill: Math.round(full.ms * 0.8), mustKill: false },
+    ];
+    for (const at of moments) {
+      held = new Set(readdirSync(dir));
+      const killed = await runTrawlKilled(index([]), at.kill);
+      if (at.mustKill) assert.equal(killed.signal, 'SIGKILL', `killed while it ran (${at.name})`);
       const now = await answer(data, queries);
       assert.ok(
         JSON.stringify(now) === JSON.stringify(before) || JSON.stringify(now) === JSON.stringify(afterward),
-        `killed at ${Math.round(at * 100)}% (${killed.signal ?? killed.code}): an answer that is neither the old nor the new one`,
+        `killed ${at.name} (${killed.signal ?? killed.code}): an answer that is neither the old nor the new one`,
       );
     }
     const last = await runTrawl(index([]), root.path);
