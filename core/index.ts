@@ -9,7 +9,7 @@ export { foldBytes, trigramId } from './fold.ts';
 export { PostingsBuilder } from './postings-builder.ts';
 export type { SegmentMasks, SegmentOptions } from './segments.ts';
 export { ANY_ID, decodePostings, intersectPostings, MalformedPostings, type EncodedList } from './postings.ts';
-export { intersectSorted, unionSorted } from './intersect.ts';
+export { holdsSorted, indexOfSorted, intersectSorted, unionSorted } from './intersect.ts';
 export { WordsBuilder } from './words.ts';
 export { encodeNameIndex } from './names.ts';
 export { C_KINDS, scanC, type CScan } from './cscan.ts';

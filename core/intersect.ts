@@ -1,4 +1,5 @@
-// Sorted sets of document ids, intersected and united in the core (core/assembly/intersect.ts).
+// Sorted sets of document ids, intersected and united in the core (core/assembly/intersect.ts),
+// and one member looked up here (a bisection: no copy into the core for one value).
 
 import { align } from './arena.ts';
 import { core } from './instance.ts';
@@ -30,4 +31,23 @@ export function unionSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
   const k = c.ex.union(base, a.length, base + bOff, b.length, base + outOff) >>> 0;
   const at = (base + outOff) / 4;
   return c.u32.slice(at, at + k);
+}
+
+/** Where the ascending u32 array `sorted` holds `value` (bisection), or -1. */
+export function indexOfSorted(sorted: Uint32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v < value) lo = mid + 1;
+    else if (v > value) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** Whether the ascending u32 array `sorted` holds `value`. */
+export function holdsSorted(sorted: Uint32Array, value: number): boolean {
+  return indexOfSorted(sorted, value) >= 0;
 }

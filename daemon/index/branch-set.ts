@@ -20,7 +20,7 @@
 // rewriting the shard.
 
 import { Packr } from 'msgpackr';
-import { decodePostings, hash32 } from '../../core/index.ts';
+import { decodePostings, hash32, holdsSorted } from '../../core/index.ts';
 import { readBoundedFile } from '../bounded-read.ts';
 import { writeFileAtomic } from './data-dir.ts';
 import { compressSection, decompressSection } from './compressed-section.ts';
@@ -151,17 +151,7 @@ export class BranchSet {
 
   /** True when `doc` is on the branch (binary search). */
   has(branch: number, doc: number): boolean {
-    const d = this.docs(branch);
-    let lo = 0;
-    let hi = d.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = d[mid]!;
-      if (v < doc) lo = mid + 1;
-      else if (v > doc) hi = mid - 1;
-      else return true;
-    }
-    return false;
+    return holdsSorted(this.docs(branch), doc);
   }
 }
 

@@ -85,7 +85,7 @@ export function cutShards(files: ShardFile[], target: number, maxFileSize: numbe
 }
 
 /** The share of the target under which cutShards may fold a last group into the one before. */
-export const RUNT_SHARE = 0.25;
+const RUNT_SHARE = 0.25;
 
 /** What a file counts toward its shard's target: its size, nothing over the size limit (it is skipped). */
 function countedSize(f: ShardFile, maxFileSize: number): number {

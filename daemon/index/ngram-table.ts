@@ -20,7 +20,7 @@
 // list is checked to lie within the postings where it is read, and the decoder refuses an
 // id at or past the limit, so damage gives a wrong candidate set at worst, never a crash.
 
-import { decodePostings, type EncodedList } from '../../core/index.ts';
+import { decodePostings, indexOfSorted, type EncodedList } from '../../core/index.ts';
 import { PAGE, willNeed } from './mmap.ts';
 import { ShardError } from './shard-error.ts';
 
@@ -83,17 +83,7 @@ export class NgramTable {
 
   /** Index of the trigram in the table, or -1. */
   find(id: number): number {
-    const ids = this.ids;
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = ids[mid]!;
-      if (v < id) lo = mid + 1;
-      else if (v > id) hi = mid - 1;
-      else return mid;
-    }
-    return -1;
+    return indexOfSorted(this.ids, id);
   }
 
   /** The documents of table row `i` (find()), ascending. */

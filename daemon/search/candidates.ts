@@ -7,7 +7,7 @@
 // the documents it matches. The examination (shard-search.ts, examine-doc.ts) then decides
 // each candidate exactly.
 
-import { intersectPostings, intersectSorted, unionSorted } from '../../core/index.ts';
+import { holdsSorted, intersectPostings, intersectSorted, unionSorted } from '../../core/index.ts';
 import type { NgramTable } from '../index/ngram-table.ts';
 import type { Shard } from '../index/shard-reader.ts';
 import type { Term } from '../query/terms.ts';
@@ -177,13 +177,13 @@ export function mayMatch(t: Tree, doc: number, shard: Shard, counters: ShardCoun
     docs = candidateDocs(t, { shard, counters, matchers, examine: NEGATED });
     negatedCandidates.set(t, docs);
   }
-  return docs === null || holds(docs, doc);
+  return docs === null || holdsSorted(docs, doc);
 }
 
 /** Whether `t` matches `doc` for certain without reading it (listedDocs). */
 export function surelyMatches(t: Tree, doc: number, shard: Shard, matchers: Matcher[]): boolean {
   const docs = listedDocs(t, shard, matchers);
-  return docs !== null && holds(docs, doc);
+  return docs !== null && holdsSorted(docs, doc);
 }
 
 /**
@@ -257,20 +257,6 @@ function without(a: Uint32Array, b: Uint32Array): Uint32Array {
     out[k++] = v;
   }
   return k === a.length ? a : out.slice(0, k);
-}
-
-/** Whether ascending `docs` holds `doc` (bisection). */
-function holds(docs: Uint32Array, doc: number): boolean {
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = docs[mid]!;
-    if (v < doc) lo = mid + 1;
-    else if (v > doc) hi = mid - 1;
-    else return true;
-  }
-  return false;
 }
 
 /** A sym: term's definitions from the shard's symbol index (symbol-search.ts). */

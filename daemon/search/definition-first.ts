@@ -13,6 +13,7 @@
 // examine documents in the same order and stop at the same ones. Shards without a symbol
 // index (format 2 and 3) keep the static order in both.
 
+import { holdsSorted } from '../../core/index.ts';
 import type { Shard } from '../index/shard-reader.ts';
 import { foldKey } from '../index/symbol-index.ts';
 import type { Plan, PlanNode } from '../query/terms.ts';
@@ -90,7 +91,7 @@ export function definingDocs(shard: Shard, literals: Literal[], useIndex: boolea
         if (!sameName(index.name(n), lit)) continue;
         for (const r of index.defsOf(n)) {
           const d = shard.symbolDoc(r);
-          if (within === undefined || holds(within, d)) docs.add(d);
+          if (within === undefined || holdsSorted(within, d)) docs.add(d);
         }
       }
     }
@@ -124,18 +125,4 @@ export function definitionsFirst(candidates: Uint32Array | null, first: Uint32Ar
   for (const d of front) out[k++] = d;
   for (const d of all) if (!front.has(d)) out[k++] = d;
   return { order: out, front: front.size };
-}
-
-/** Whether ascending `docs` holds `d`. */
-function holds(docs: Uint32Array, d: number): boolean {
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = docs[mid]!;
-    if (v < d) lo = mid + 1;
-    else if (v > d) hi = mid - 1;
-    else return true;
-  }
-  return false;
 }

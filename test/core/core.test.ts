@@ -16,6 +16,8 @@ import {
   foldBytes,
   hash32,
   Hash32Stream,
+  holdsSorted,
+  indexOfSorted,
   intersectPostings,
   intersectSorted,
   MalformedPostings,
@@ -919,6 +921,21 @@ test('intersectPostings keeps only the documents whose follow masks hold the wan
       want,
       `case ${t}`,
     );
+  }
+});
+
+test('indexOfSorted and holdsSorted: every member found where it is, every value between and beyond them not', () => {
+  for (const set of [[], [0], [7], [1, 2, 3], [0, 5, 9, 2 ** 32 - 1], Array.from({ length: 1000 }, (_, i) => i * 3 + 1)]) {
+    const sorted = Uint32Array.from(set);
+    for (const [i, v] of set.entries()) {
+      assert.equal(holdsSorted(sorted, v), true, `${v} in ${set.length}`);
+      assert.equal(indexOfSorted(sorted, v), i);
+    }
+    for (const v of [...set.map((x) => x + 1), ...set.map((x) => x - 1), 2 ** 31, 6])
+      if (v >= 0 && !set.includes(v)) {
+        assert.equal(holdsSorted(sorted, v), false, `${v} not in ${set.length}`);
+        assert.equal(indexOfSorted(sorted, v), -1);
+      }
   }
 });
 
