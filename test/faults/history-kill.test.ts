@@ -4,9 +4,11 @@
 // over it: as soon as it holds the history's lock, once it has written a file of the new
 // index, and late (80% of a clean run's time: it may have finished). The first two are
 // told by what the run leaves on disk, not by time: on a loaded machine a run took less
-// than half of the clean run's time and finished before a kill timed at 50%. After each kill, searches at a commit answer exactly as before the run (or, past
-// its commit, exactly as after it), never a failed shard; the next run completes and
-// answers what a clean build answers, and leaves nothing of the killed runs on disk.
+// than half of the clean run's time and finished before a kill timed at 50%.
+//
+// After each kill, searches at a commit answer exactly as before the run (or, past its
+// commit, exactly as after it), never a failed shard; the next run completes and answers
+// what a clean build answers, and leaves nothing of the killed runs on disk.
 
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
