@@ -20,7 +20,9 @@ import { collectIndexGarbage } from './index/garbage.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
-import { compoundShardSettings } from './sync/sync.ts';
+import { RepoSyncQueue } from './sync/repo-queue.ts';
+import { syncRefusal, syncRepos } from './sync/repo-work.ts';
+import { compoundShardSettings, mergeCompoundShards } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
 import { historyBeside, type HistorySearch } from './history/history-search.ts';
 import { Planner } from './search/planner.ts';
@@ -158,7 +160,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const url = await startHttp(d, { index, api, identity, limiter });
     startSearchPool(d, api.services, index.view);
     if (d.config.cluster) await joinCluster(d, { api, metrics: index.metrics, authenticator: identity.authenticator, url });
-    startLocalSync(d);
+    startLocalSync(d, api.services);
     const maintenance = startMaintenance(d, audit.authFailures);
     return daemonHandle(d, { url, api, admission, audit, maintenance });
   } catch (err) {
@@ -190,6 +192,7 @@ interface Assembly {
   node?: ClusterNode;
   clusterSync?: ClusterSyncScheduler;
   scheduler?: SyncScheduler;
+  repoQueue?: RepoSyncQueue;
   permissions?: PermissionService;
 }
 
@@ -633,7 +636,7 @@ function openClusterSync(d: Assembly, n: ClusterNode): Promise<ClusterSyncSchedu
 }
 
 /** Alone, when the configuration has connections, the sync scheduler (in a cluster the cluster's sync builds: a node's own would build everything here); and the permission schedule. */
-function startLocalSync(d: Assembly): void {
+function startLocalSync(d: Assembly, services: Services): void {
   const { config, options } = d;
   const permissions = d.permissions!;
   // In a cluster every node runs the permission schedule: what one node synced is not due for the others (the store is shared).
@@ -642,15 +645,13 @@ function startLocalSync(d: Assembly): void {
   const searcher = d.searcher!;
   // A sync pass that found new private repositories is followed by their permissions.
   const onPass = () => void permissions.scheduler.runNow().catch(() => {});
-  d.scheduler = new SyncScheduler({
-    config,
-    dataDir: options.dataDir,
-    store: d.store,
-    log: d.logger,
-    inUse: () => searcher.inUse(),
-    ...(permissions.scheduled ? { onPass } : {}),
-  });
+  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger };
+  d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) });
   d.scheduler.start();
+  // Repositories asked for between the passes (POST /api/repos/{id}/sync, webhooks); the
+  // compound shards their builds made are tidied once none is waiting.
+  const queue = (d.repoQueue = new RepoSyncQueue({ run: (ids) => syncRepos(sync, ids), onIdle: () => mergeCompoundShards(sync), log: d.logger }));
+  services.repoSync = { refusal: (record) => syncRefusal(sync, record), request: (repoId) => queue.request(repoId) };
 }
 
 /**
@@ -754,6 +755,7 @@ async function shutDown(
   // No request is left to fail: the open counts of failed authentications are recorded.
   audit.authFailures.flush(true);
   await api.mcp.closeAll();
+  await d.repoQueue?.stop();
   await d.scheduler?.stop();
   await d.permissions?.scheduler.stop();
   await Promise.all([d.searcher!.close(), d.history?.close()]);

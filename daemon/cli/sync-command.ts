@@ -1,11 +1,14 @@
-// `trawl sync [--config FILE] [--force]`: one sync pass (discover, fetch, index what moved,
-// remove what is gone) with a progress display; exit status 1 when anything failed or was
-// refused (a clone URL the connection may not fetch: repos/hosts/clone-url.ts).
+// `trawl sync [--config FILE] [--force] [--repo NAME ...]`: one sync pass (discover, fetch,
+// index what moved, remove what is gone) with a progress display, or with --repo only the
+// repositories named (fetched and indexed, without listing the connections); exit status 1
+// when anything failed or was refused (a clone URL the connection may not fetch:
+// repos/hosts/clone-url.ts).
 
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { resolveDataDir } from '../index/data-dir.ts';
-import { mergeCompoundShards, syncOnce, type SyncEvent } from '../sync/sync.ts';
+import { mergeCompoundShards, syncOnce, type SyncEvent, type SyncOptions, type SyncReport } from '../sync/sync.ts';
+import { syncRefusal, syncRepos } from '../sync/repo-work.ts';
 import { openStore } from '../store/open.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { buildProgressLine, escaped, escapeControl, formatCount, jsonText, symbolsProgressLine, throttled } from './format.ts';
@@ -22,6 +25,7 @@ export async function syncCommand(argv: string[]): Promise<number> {
       force: { type: 'boolean' },
       'data-dir': { type: 'string' },
       verbose: { type: 'boolean' },
+      repo: { type: 'string', multiple: true },
     },
   });
   if (positionals.length > 0) throw new UsageError(`sync takes no arguments, got "${positionals[0]}"`);
@@ -90,7 +94,11 @@ export async function syncCommand(argv: string[]): Promise<number> {
     },
   };
   try {
-    const report = await syncOnce({ config, dataDir, store, force: values.force === true, onEvent, log });
+    const named = values.repo ?? [];
+    const report =
+      named.length > 0
+        ? await syncNamed({ config, dataDir, store, onEvent, log }, named)
+        : await syncOnce({ config, dataDir, store, force: values.force === true, onEvent, log });
     if (tty) process.stderr.write('\r\x1b[K');
     const count = (o: string) => report.repos.filter((r) => r.outcome === o).length;
     const failedConnections = report.connections.filter((c) => !c.ok).length;
@@ -105,6 +113,27 @@ export async function syncCommand(argv: string[]): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The repositories named (by name, as `trawl repos` lists them), synced as the daemon syncs
+ * one asked for (sync/repo-work.ts): each must be a connection's repository that can be
+ * fetched, or nothing is synced.
+ */
+async function syncNamed(options: SyncOptions, names: readonly string[]): Promise<SyncReport> {
+  const ids: number[] = [];
+  for (const name of new Set(names)) {
+    const record = await options.store.getRepoByName(name);
+    if (record === undefined || record.state === 'deleted') throw new UsageError(escaped`no repository named ${name} (trawl repos lists them)`);
+    const refusal = await syncRefusal(options, record);
+    if (refusal !== undefined) throw new Error(escaped`cannot sync ${name}: ${refusal}`);
+    ids.push(record.repoId);
+  }
+  const repos = await syncRepos(options, ids);
+  return {
+    connections: [],
+    repos: await Promise.all(repos.map(async (r) => ({ ...r, repoName: (await options.store.getRepo(r.repoId))?.repoName ?? String(r.repoId) }))),
+  };
 }
 
 /** --config, else $TRAWL_CONFIG, else ./trawl.json (config-file.ts); sync needs one. */

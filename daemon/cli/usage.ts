@@ -97,7 +97,7 @@ answer of GET /api/keys). "revoke" ends the key and, at once, all of those with 
 says how many it ended.
 
   --data-dir DIR     data directory`,
-  sync: `usage: trawl sync [--config FILE] [--force]
+  sync: `usage: trawl sync [--config FILE] [--force] [--repo NAME]...
 
 Runs one sync pass over the connections of the configuration file (--config, else
 $TRAWL_CONFIG, else ./trawl.json): lists each connection's repositories, clones or fetches
@@ -109,8 +109,12 @@ its code host (a local path, another host or scheme; see cloneOrigins) is refuse
 fetched nor indexed, its index removed, the reason recorded. Exit status 1 when anything
 failed or was refused.
 
+With --repo, only the repositories named (as trawl repos lists them) are fetched and
+indexed, without listing the connections, even if they are backing off after failures.
+
   --config FILE   the configuration file
   --force         retry failed repositories now, ignoring their back-off
+  --repo NAME     sync only this repository (repeat for more)
   --data-dir DIR`,
   repos: `usage: trawl repos [--json] [--all]
 

@@ -7,7 +7,8 @@ import type { Config } from '../config/types.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { Planner } from '../search/planner.ts';
 import type { SearchService } from '../search/searcher.ts';
-import type { Store } from '../store/store.ts';
+import type { RepoRecord, Store } from '../store/store.ts';
+import type { RepoSyncResult } from '../sync/repo-work.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchContexts } from './contexts.ts';
@@ -48,6 +49,19 @@ export interface Services {
   now(): Date;
   /** Why the daemon cannot serve, or undefined when it can. */
   unavailable(): string | undefined;
+  /**
+   * Syncs of single repositories (sync/repo-queue.ts): absent where this daemon syncs
+   * nothing (no connections, sync turned off, a cluster node).
+   */
+  repoSync?: RepoSync;
   /** The OpenAPI document (built from the routes and schemas). */
   openapi(): unknown;
+}
+
+/** A repository's sync, asked for by id (POST /api/repos/{id}/sync, the webhooks). */
+export interface RepoSync {
+  /** Why the repository cannot be synced alone, or undefined (sync/repo-work.ts syncRefusal). */
+  refusal(record: RepoRecord): Promise<string | undefined>;
+  /** Queues its sync: the result of the first batch that starts after the call (it never rejects). */
+  request(repoId: number): Promise<RepoSyncResult>;
 }

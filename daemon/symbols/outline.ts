@@ -20,6 +20,7 @@ import { ServiceError } from '../errors.ts';
 import { scannedSymbols } from './extract.ts';
 import { ctagsInteractiveArgs, generateTagsRequest, readTagStream, SYMBOL_MAX_FILE_BYTES, sortSymbolDefs, symbolTimeoutMs, type SymbolDef } from './ctags.ts';
 import { bufferView } from '../runtime/buffer-view.ts';
+import { Slots } from '../runtime/slots.ts';
 
 export type { SymbolDef } from './ctags.ts';
 
@@ -58,7 +59,7 @@ export async function outlineSymbols(path: string, content: Uint8Array, options:
       'SERVICE_UNAVAILABLE',
       'symbol outlines need universal-ctags (with the interactive and json features), which is not installed on the server',
     );
-  const release = await slots.acquire(options.signal);
+  const release = await slots.take(options.signal, cancelled);
   try {
     return await runCtags(args, path, content, options.signal);
   } finally {
@@ -137,46 +138,6 @@ function parseTags(stdout: Buffer): SymbolDef[] | undefined {
 
 function cancelled(): ServiceError {
   return new ServiceError('SERVICE_UNAVAILABLE', 'the outline was cancelled (the client went away or the server is shutting down)');
-}
-
-/** A counting semaphore: at most `max` holders, the rest wait in order. */
-class Slots {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly max: number) {}
-
-  acquire(signal?: AbortSignal): Promise<() => void> {
-    if (signal?.aborted) return Promise.reject(cancelled());
-    if (this.active < this.max) {
-      this.active++;
-      return Promise.resolve(this.releaser());
-    }
-    return new Promise((resolve, reject) => {
-      const grant = () => {
-        signal?.removeEventListener('abort', onAbort);
-        this.active++;
-        resolve(this.releaser());
-      };
-      const onAbort = () => {
-        const i = this.waiting.indexOf(grant);
-        if (i !== -1) this.waiting.splice(i, 1);
-        reject(cancelled());
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(grant);
-    });
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.active--;
-      this.waiting.shift()?.();
-    };
-  }
 }
 
 const slots = new Slots(Math.max(1, availableParallelism()));

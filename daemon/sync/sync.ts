@@ -38,6 +38,7 @@ import { retireHistory, syncHistory } from '../history/history-index.ts';
 import type { HeaderChecks } from '../index/index-health.ts';
 import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
 import { warmCtags } from '../symbols/ctags.ts';
+import { Slots } from '../runtime/slots.ts';
 import { warmSpawner } from '../runtime/spawner.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
@@ -131,22 +132,41 @@ export interface RepoJob {
 
 /** A pass: the listing, then every listed repository fetched and indexed, a few at a time. */
 export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
-  const { config } = options;
-  // ctags is asked what it can do while the pass lists and compares (a build on this thread
-  // would otherwise start it twice before its first file, blocking).
-  if (config.settings.symbols !== false) void warmCtags();
-  // The git reader a changed repository's build loads on demand, loaded now: once the pass
-  // compares, a dynamic import takes many turns of a busy event loop.
-  void import('../repos/git.ts');
-  // And git is started through a spawner process (runtime/spawner.ts), whose own start
-  // would otherwise come after a change is found, on the way to its build.
-  warmSpawner();
+  // Started while the pass lists and compares (warmBuilders).
+  warmBuilders(options.config);
   // 1. List the connections, update the records, remove what is gone.
   const { report, work } = await listConnections(options);
+  // 2. Fetch and index.
+  report.repos.push(...(await syncWork(options, work)));
+  report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
+  return report;
+}
 
-  // 2. Fetch and index, a few repositories at a time; the small ones that changed are
-  // handed back and built together into compound shards (pack-build.ts), a compound
-  // shard's worth at a time while the others are read (PackQueue).
+/**
+ * What a build needs started ahead: ctags asked what it can do (a build on this thread
+ * would otherwise start it twice before its first file, blocking); the git reader a
+ * changed repository's build loads on demand (once the pass compares, a dynamic import
+ * takes many turns of a busy event loop); the spawner process git is started through
+ * (runtime/spawner.ts), whose own start would otherwise come after a change is found, on
+ * the way to its build. Each is started once per process.
+ */
+function warmBuilders(config: Config): void {
+  if (config.settings.symbols !== false) void warmCtags();
+  void import('../repos/git.ts');
+  warmSpawner();
+}
+
+/**
+ * Step 2 of a pass, also run alone for repositories asked for by name (sync/repo-queue.ts,
+ * `trawl sync --repo`): each repository of `work` fetched and indexed, a few at a time; the
+ * small ones that changed are built together into compound shards (pack-build.ts), a
+ * compound shard's worth at a time while the others are read (PackQueue). The outcomes in
+ * the order they ended.
+ */
+export async function syncWork(options: SyncOptions, work: readonly Work[]): Promise<SyncReport['repos']> {
+  const { config } = options;
+  warmBuilders(config);
+  const out: SyncReport['repos'] = [];
   const concurrency = Math.max(1, config.settings.syncConcurrency);
   const workers = buildWorkers(concurrency);
   let next = 0;
@@ -189,17 +209,16 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
         if (next >= work.length) return;
         const index = next++;
         const done = await syncRepo(options, work[index]!, { index, total }, workers, pass);
-        if (done) report.repos.push(done);
+        if (done) out.push(done);
       }
     };
     await Promise.all(Array.from({ length: Math.min(readers, work.length) }, runner));
-    if (packs) report.repos.push(...(await packs.finish()));
+    if (packs) out.push(...(await packs.finish()));
   } finally {
     packs?.releaseAll();
     await pass.unchanged.write(options.store, toolsOf(options).log);
   }
-  report.repos.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : 0));
-  return report;
+  return out;
 }
 
 /** Build threads of a pass's compound shards (pack-build.ts builds each shard on one). */
@@ -255,27 +274,6 @@ function focusOn(pass: Pass, maxMs: number): () => void {
   return () => {
     clearTimeout(timer);
     end();
-  };
-}
-
-/** Turns: `count` at once, the others wait in order. */
-class Slots {
-  #free: number;
-  readonly #waiting: Array<() => void> = [];
-  constructor(count: number) {
-    this.#free = count;
-  }
-  readonly take = async (): Promise<() => void> => {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    };
   };
 }
 

@@ -4,6 +4,7 @@
 // A daemon that runs alone answers 404: there is no cluster to describe.
 
 import { ServiceError } from '../../errors.ts';
+import { ownerOnly } from './entitled.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -22,9 +23,7 @@ export function clusterRoutes(s: Services): Route[] {
       rateLimited: false,
       authenticated: true,
       async handle(ctx) {
-        if (ctx.identity.kind === 'anonymous' || ctx.identity.userId === undefined)
-          throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
-        if (ctx.identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', "only organization owners may read the cluster's status");
+        ownerOnly(ctx.identity, "read the cluster's status");
         const node = s.cluster?.();
         if (!node) throw new ServiceError('NOT_FOUND', 'this daemon runs alone: the configuration has no cluster section');
         return { body: await node.status() };

@@ -8,10 +8,20 @@ import type { Services } from '../services.ts';
 
 /** Owners with the org-management entitlement: 401 anonymous, 403 without the license or the role (`what`: what they may do). */
 export async function ownerWithEntitlement(s: Services, identity: Identity, what = 'list or read users'): Promise<void> {
+  signedIn(identity);
+  await entitled(s, 'org-management');
+  ownerOnly(identity, what);
+}
+
+/** Owners, with any credential: 401 anonymous, 403 anyone else (`what`: what they may do). */
+export function ownerOnly(identity: Identity, what: string): void {
+  signedIn(identity);
+  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
+}
+
+function signedIn(identity: Identity): void {
   if (identity.kind === 'anonymous' || identity.userId === undefined)
     throw new ServiceError('NOT_AUTHENTICATED', 'this endpoint needs the credential of an organization owner');
-  await entitled(s, 'org-management');
-  if (identity.role !== 'owner') throw new ServiceError('INSUFFICIENT_PERMISSIONS', `only organization owners may ${what}`);
 }
 
 /** 403 naming the entitlement and why it is missing, unless the installed, active license grants it. */

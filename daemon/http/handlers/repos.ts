@@ -1,6 +1,8 @@
 // GET /api/repos and GET /api/connections (docs/http-api.md section 13): only what the
-// caller may see.
+// caller may see; POST /api/repos/{id}/sync: one repository fetched and indexed now.
 
+import { ServiceError } from '../../errors.ts';
+import { ownerOnly } from './entitled.ts';
 import { repoWebUrl } from '../../repos/web-urls.ts';
 import { pageHeaders, pageOf, PAGE_HEADERS } from '../paging.ts';
 import type { Route } from '../route.ts';
@@ -52,6 +54,44 @@ export function repoRoutes(s: Services): Route[] {
       },
     },
     {
+      method: 'POST',
+      path: '/api/repos/{id}/sync',
+      operationId: 'syncRepo',
+      summary: 'Fetches one repository and indexes what moved, now (owners only)',
+      tag: 'Repositories',
+      description:
+        'Queued with the other requests and webhook deliveries of the next fraction of a second (one fetch and build for all of them; docs/operations.md). 202 at once, or with wait=true, 200 once its sync has ended, with the outcome. A repository backing off after failures is tried anyway.',
+      query: 'RepoSyncQuery',
+      response: { status: 200, schema: 'RepoSyncResult', description: "The sync's outcome (wait=true)." },
+      otherResponses: [{ status: 202, schema: 'RepoSyncQueued', description: 'Queued (without wait).' }],
+      errors: ['INSUFFICIENT_PERMISSIONS', 'INVALID_QUERY_PARAMS', 'REPOSITORY_NOT_FOUND', 'REPOSITORY_NOT_SYNCABLE', 'SERVICE_UNAVAILABLE'],
+      rateLimited: false,
+      authenticated: true,
+      async handle(ctx) {
+        ownerOnly(ctx.identity, 'start a repository sync');
+        const id = ctx.params.id!;
+        const record = REPO_ID.test(id) ? await s.store.getRepo(Number(id)) : undefined;
+        // (A repository the caller may not see is answered as one that does not exist.)
+        if (record === undefined || record.state === 'deleted' || !ctx.identity.canSee(record))
+          throw new ServiceError('REPOSITORY_NOT_FOUND', 'no repository with that id');
+        if (s.repoSync === undefined)
+          throw new ServiceError(
+            'SERVICE_UNAVAILABLE',
+            'this server syncs no repositories itself (it has no connections, its sync is turned off, or it is a cluster node)',
+          );
+        const refusal = await s.repoSync.refusal(record);
+        if (refusal !== undefined) throw new ServiceError('REPOSITORY_NOT_SYNCABLE', refusal);
+        const done = s.repoSync.request(record.repoId);
+        if ((ctx.query as { wait: boolean }).wait) {
+          const r = await done;
+          return {
+            body: { repoId: r.repoId, repoName: record.repoName, outcome: r.outcome, ...(r.error !== undefined ? { error: r.error } : {}), seconds: r.seconds },
+          };
+        }
+        return { status: 202, body: { repoId: record.repoId, repoName: record.repoName, queued: true } };
+      },
+    },
+    {
       method: 'GET',
       path: '/api/connections',
       operationId: 'listConnections',
@@ -77,6 +117,9 @@ export function repoRoutes(s: Services): Route[] {
     },
   ];
 }
+
+/** A repository id as the store gives them: a positive integer. */
+const REPO_ID = /^[1-9][0-9]{0,9}$/;
 
 const byName = (a: CatalogRepo, b: CatalogRepo): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.repoId - b.repoId);
 

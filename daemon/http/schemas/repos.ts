@@ -46,6 +46,32 @@ export const repoSchemas: Record<string, JsonSchema> = {
     additionalProperties: false,
   },
   ReposResponse: { type: 'array', items: { $ref: '#/components/schemas/Repo' } },
+  RepoSyncQuery: {
+    type: 'object',
+    properties: { wait: { type: 'boolean', default: false, description: 'Answer once the sync has ended, with its outcome (default: 202 at once).' } },
+    additionalProperties: false,
+  },
+  RepoSyncResult: {
+    type: 'object',
+    properties: {
+      repoId: { type: 'integer' },
+      repoName: { type: 'string' },
+      outcome: {
+        enum: ['indexed', 'unchanged', 'failed', 'deleted', 'refused', 'backing-off'],
+        description: 'indexed: what moved is searchable now; unchanged: its refs had not moved; failed: see error (its previous index keeps serving).',
+      },
+      error: { type: 'string' },
+      seconds: { type: 'number', minimum: 0 },
+    },
+    required: ['repoId', 'repoName', 'outcome', 'seconds'],
+    additionalProperties: false,
+  },
+  RepoSyncQueued: {
+    type: 'object',
+    properties: { repoId: { type: 'integer' }, repoName: { type: 'string' }, queued: { const: true } },
+    required: ['repoId', 'repoName', 'queued'],
+    additionalProperties: false,
+  },
   Connection: {
     type: 'object',
     properties: { id: { type: 'integer' }, name: { type: 'string' }, connectionType: { enum: [...CONNECTION_TYPES] } },
