@@ -6,7 +6,7 @@
 // (test/architecture/floors.test.ts).
 
 import { webUi } from './web/handler.ts';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { ServiceError } from './errors.ts';
 import { ownerKeySent } from './http/owner-key.ts';
 import { readiness } from './http/readiness.ts';
@@ -14,14 +14,16 @@ import { join } from 'node:path';
 import { INSTALL_ROOT } from './install-root.ts';
 import type { Config, Settings } from './config/types.ts';
 import { IndexView } from './index/index-health.ts';
-import { loadManifest, namedPaths, symbolsPending } from './index/manifest.ts';
-import { SHARD_EXT } from './index/shard-format.ts';
+import { loadManifest, symbolsPending } from './index/manifest.ts';
+import { indexSize } from './index/index-size.ts';
 import { collectIndexGarbage } from './index/garbage.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { RepoSyncQueue } from './sync/repo-queue.ts';
 import { syncRefusal, syncRepos } from './sync/repo-work.ts';
+import { WebhookReceiver } from './webhooks/receiver.ts';
+import { SeenDeliveries } from './webhooks/seen-deliveries.ts';
 import { compoundShardSettings, mergeCompoundShards } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
 import { historyBeside, type HistorySearch } from './history/history-search.ts';
@@ -56,11 +58,12 @@ import { SearchGate } from './http/gate.ts';
 import { browseRoutes } from './http/handlers/browse.ts';
 import { historyRoutes } from './http/handlers/history.ts';
 import { repoRoutes } from './http/handlers/repos.ts';
+import { webhookRoutes } from './http/handlers/webhooks.ts';
 import { searchRoutes } from './http/handlers/search.ts';
 import { symbolRoutes } from './http/handlers/symbols.ts';
 import { systemRoutes } from './http/handlers/system.ts';
 import type { HttpLogger } from './http/logging.ts';
-import { Metrics, type IndexSize } from './http/metrics.ts';
+import { Metrics } from './http/metrics.ts';
 import { metricsAuth, metricsGate } from './http/metrics-access.ts';
 import { ClientAddresses } from './http/client-address.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -161,7 +164,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     startSearchPool(d, api.services, index.view);
     if (d.config.cluster) await joinCluster(d, { api, metrics: index.metrics, authenticator: identity.authenticator, url });
     startLocalSync(d, api.services);
-    const maintenance = startMaintenance(d, audit.authFailures);
+    const maintenance = startMaintenance(d, [audit.authFailures, audit.webhookRefusals]);
     return daemonHandle(d, { url, api, admission, audit, maintenance });
   } catch (err) {
     await abandon(d);
@@ -305,6 +308,8 @@ async function openRateLimit(d: Assembly): Promise<RateLimiter> {
 interface Auditing {
   audit: AuditLog;
   authFailures: AuthFailures;
+  /** Refused webhook deliveries, counted the same way (webhooks/receiver.ts). */
+  webhookRefusals: AuthFailures;
 }
 
 /**
@@ -315,7 +320,11 @@ function openAudit(d: Assembly): Auditing {
   const audit = new AuditLog(d.store, d.now, (err, action) =>
     d.logger.warn({ err: err.message, action }, 'an audit event could not be written; what it records went ahead (logged at most once a minute)'),
   );
-  return { audit, authFailures: new AuthFailures({ log: audit, now: d.now }) };
+  return {
+    audit,
+    authFailures: new AuthFailures({ log: audit, now: d.now }),
+    webhookRefusals: new AuthFailures({ log: audit, now: d.now, action: 'webhook.refused' }),
+  };
 }
 
 interface Api {
@@ -356,6 +365,17 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
     secret: Buffer.alloc(0),
     cluster: () => d.node,
   };
+  // Webhook deliveries are verified (refusals audited) on every daemon, synced where it syncs (startLocalSync).
+  services.webhooks = new WebhookReceiver({
+    config,
+    store,
+    syncing: () => services.repoSync,
+    seen: new SeenDeliveries(),
+    refused: (address, host, why) => parts.audit.webhookRefusals.add(address, 'webhook', `${host} ${why}`),
+    ...(services.metrics ? { observe: services.metrics.webhooks } : {}),
+    env: options.env ?? process.env,
+    log: d.logger,
+  });
   routes.push(
     ...searchRoutes(services),
     ...symbolRoutes(services),
@@ -368,6 +388,7 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
     ...systemRoutes(services),
     ...clusterRoutes(services),
     ...contextRoutes(services),
+    ...webhookRoutes(services),
   );
   // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
   const mcp = new McpSessions({
@@ -645,21 +666,21 @@ function startLocalSync(d: Assembly, services: Services): void {
   const searcher = d.searcher!;
   // A sync pass that found new private repositories is followed by their permissions.
   const onPass = () => void permissions.scheduler.runNow().catch(() => {});
-  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger };
-  d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) });
-  d.scheduler.start();
-  // Repositories asked for between the passes (POST /api/repos/{id}/sync, webhooks); the
-  // compound shards their builds made are tidied once none is waiting.
+  // (The daemon's environment, where its options give one, is where the hosts' tokens are read.)
+  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger, ...(options.env ? { hostOptions: { env: options.env } } : {}) };
+  const scheduler = (d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) }));
+  scheduler.start();
+  // Repositories asked for between the passes (by id, by webhooks); compound shards tidied once none waits.
   const queue = (d.repoQueue = new RepoSyncQueue({ run: (ids) => syncRepos(sync, ids), onIdle: () => mergeCompoundShards(sync), log: d.logger }));
-  services.repoSync = { refusal: (record) => syncRefusal(sync, record), request: (repoId) => queue.request(repoId) };
+  services.repoSync = { refusal: (record) => syncRefusal(sync, record), request: (id) => queue.request(id), listing: () => scheduler.requestPass() };
 }
 
 /**
  * The maintenance rounds (every options.maintenanceIntervalMs, a minute by default), one
  * at a time: a slow store does not pile rounds up.
  */
-function startMaintenance(d: Assembly, authFailures: AuthFailures): NodeJS.Timeout {
-  const round = maintenanceRound(d, authFailures);
+function startMaintenance(d: Assembly, failures: AuthFailures[]): NodeJS.Timeout {
+  const round = maintenanceRound(d, failures);
   let maintaining = false;
   const timer = setInterval(() => {
     if (maintaining) return;
@@ -680,7 +701,7 @@ function startMaintenance(d: Assembly, authFailures: AuthFailures): NodeJS.Timeo
  * flood of registrations drains by itself (oauth/clients.ts). Failed authentications
  * whose minute has passed are recorded.
  */
-function maintenanceRound(d: Assembly, authFailures: AuthFailures): () => Promise<void> {
+function maintenanceRound(d: Assembly, failures: AuthFailures[]): () => Promise<void> {
   const { store, logger } = d;
   const searcher = d.searcher!;
   let lastOAuthPrune = 0;
@@ -718,7 +739,7 @@ function maintenanceRound(d: Assembly, authFailures: AuthFailures): () => Promis
         logger.warn({ err: (err as Error).message }, 'pruning old audit events failed');
       }
     }
-    authFailures.flush();
+    for (const f of failures) f.flush();
   };
 }
 
@@ -754,6 +775,7 @@ async function shutDown(
   await d.server!.close(timeoutMs);
   // No request is left to fail: the open counts of failed authentications are recorded.
   audit.authFailures.flush(true);
+  audit.webhookRefusals.flush(true);
   await api.mcp.closeAll();
   await d.repoQueue?.stop();
   await d.scheduler?.stop();
@@ -774,27 +796,4 @@ async function abandon(d: Assembly): Promise<void> {
   await d.planner.close();
   await d.counter?.close();
   await d.store.close();
-}
-
-/** What the index serves, for the metrics (manifests only: no shard is opened). */
-function indexSize(view: IndexView): IndexSize {
-  const out: IndexSize = { shards: 0, bytes: 0, files: 0, contentBytes: 0 };
-  const dataDir = view.dataDir;
-  // A compound shard is named by each of its repositories' manifests: counted once.
-  const seen = new Set<string>();
-  for (const m of view.current().manifests) {
-    out.files += m.files;
-    out.contentBytes += m.contentBytes;
-    for (const { file, path } of namedPaths(dataDir, m)) {
-      if (seen.has(path)) continue;
-      seen.add(path);
-      out.bytes += fileSize(path);
-      if (file.endsWith(SHARD_EXT)) out.shards++;
-    }
-  }
-  return out;
-}
-
-function fileSize(path: string): number {
-  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }

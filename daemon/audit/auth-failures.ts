@@ -6,6 +6,10 @@
 // failure's time (the event's `at`) and the last's. The window closes on the next failure
 // from there, or on the daemon's maintenance tick (flush()), or at shutdown (flush(true)).
 //
+// The same counting serves refused webhook deliveries (webhooks/receiver.ts): action
+// `webhook.refused`, credential kind `webhook`, and a subject (the host and the reason)
+// that keeps their windows apart.
+//
 // Memory is bounded: at most `maxTracked` addresses are counted apart at once. Failures
 // from further addresses, while that many windows are open, are counted together per
 // credential kind (an event without an address, `details.overflow: true`): the count is
@@ -22,6 +26,8 @@ export const MAX_TRACKED_ADDRESSES = 10_000;
 
 interface Window {
   kind: AuditCredentialKind;
+  /** What the refusals were of, besides the kind (a webhook's host and reason); undefined for credentials. */
+  subject?: string;
   /** Undefined: the overflow window of this kind. */
   address?: string;
   count: number;
@@ -31,6 +37,8 @@ interface Window {
 
 export interface AuthFailuresOptions {
   log: AuditLog;
+  /** The event recorded per window (default auth.failed). */
+  action?: 'auth.failed' | 'webhook.refused';
   now: () => Date;
   windowMs?: number;
   maxTracked?: number;
@@ -48,13 +56,14 @@ export class AuthFailures {
     this.#maxTracked = options.maxTracked ?? MAX_TRACKED_ADDRESSES;
   }
 
-  /** Counts one refused credential of `kind` from `address` ('' when unknown). */
-  add(address: string, kind: AuditCredentialKind): void {
+  /** Counts one refused credential of `kind` (of `subject`, when given) from `address` ('' when unknown). */
+  add(address: string, kind: AuditCredentialKind, subject?: string): void {
     const now = this.options.now().getTime();
-    let key = `${kind} ${address}`;
+    const of = subject === undefined ? kind : `${kind} ${subject}`;
+    let key = `${of} ${address}`;
     if (!this.#open.has(key) && this.#tracked >= this.#maxTracked) {
       this.flush();
-      if (this.#tracked >= this.#maxTracked) key = `${kind} *`;
+      if (this.#tracked >= this.#maxTracked) key = `${of} *`;
     }
     let window = this.#open.get(key);
     if (window !== undefined && now - window.first >= this.#windowMs) {
@@ -62,7 +71,7 @@ export class AuthFailures {
       window = undefined;
     }
     if (window === undefined) {
-      window = { kind, count: 0, first: now, last: now, ...(key.endsWith(' *') ? {} : { address }) };
+      window = { kind, count: 0, first: now, last: now, ...(key.endsWith(' *') ? {} : { address }), ...(subject === undefined ? {} : { subject }) };
       this.#open.set(key, window);
       if (window.address !== undefined) this.#tracked++;
     }
@@ -93,11 +102,12 @@ export class AuthFailures {
     if (w.address !== undefined) this.#tracked--;
     this.options.log.note(
       {
-        action: 'auth.failed',
+        action: this.options.action ?? 'auth.failed',
         outcome: 'failure',
         actor: { credentialKind: w.kind },
         ...(w.address ? { sourceAddress: w.address } : {}),
         details: {
+          ...(w.subject === undefined ? {} : { subject: w.subject }),
           count: w.count,
           lastAt: new Date(w.last).toISOString(),
           windowSeconds: this.#windowMs / 1000,

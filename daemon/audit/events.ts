@@ -37,6 +37,8 @@ export const AUDIT_ACTIONS = {
   'permissions.synced':
     'a permission sync pass ended (the daemon, on its schedule or asked): per connection, the repositories and accounts asked about and how many failed',
   'auth.failed': 'credentials were refused (401): one event per client address and credential kind per minute, with the count',
+  'webhook.refused':
+    'a code host\'s webhook deliveries were refused: their signature or secret did not verify (401), or no connection receives that host\'s webhooks (404); one event per client address, host and reason per minute, with the count (details.subject: "github unverified")',
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
@@ -47,11 +49,22 @@ export const ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as AuditAction[];
  * What an actor acted with: the API's credential kinds (auth/identity.ts), an OAuth client
  * authenticating itself at the token or revocation endpoint, an account at a single
  * sign-on provider signing in ('singleSignOn': its sign-in identity's id, when linked),
- * the command line on the data directory, or the daemon itself ('system': what it does on
+ * the command line on the data directory, the daemon itself ('system': what it does on
  * its own, such as a permission sync pass, or a link it makes for a member signing in
- * with a code host).
+ * with a code host), or a code host's webhook delivery ('webhook').
  */
-export const CREDENTIAL_KINDS = ['apiKey', 'scopedToken', 'oauth', 'browserSession', 'anonymous', 'oauthClient', 'singleSignOn', 'cli', 'system'] as const;
+export const CREDENTIAL_KINDS = [
+  'apiKey',
+  'scopedToken',
+  'oauth',
+  'browserSession',
+  'anonymous',
+  'oauthClient',
+  'singleSignOn',
+  'cli',
+  'system',
+  'webhook',
+] as const;
 export type AuditCredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 export const TARGET_TYPES = ['api_key', 'scoped_token', 'oauth_client', 'oauth_grant', 'session', 'user', 'license', 'search_context'] as const;

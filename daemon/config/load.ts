@@ -282,6 +282,7 @@ interface FileConnection {
   type: ConnectionType;
   url?: string;
   token?: SecretRef;
+  webhookSecret?: SecretRef;
   cloneOrigins?: string[];
   revisions?: Partial<Revisions>;
   exclude?: Partial<Excludes>;
@@ -407,6 +408,7 @@ function completeConnection(c: FileConnection, dir: string): Connection {
     // Hosts' API paths are appended to it, so "https://host/" and "https://host" must be the same.
     url: url.replace(/\/+$/, ''),
     ...(c.token ? { token: { env: c.token.env } } : {}),
+    ...(c.webhookSecret ? { webhookSecret: { env: c.webhookSecret.env } } : {}),
     exclude: { forks: c.exclude?.forks ?? false, archived: c.exclude?.archived ?? false, repos: [...(c.exclude?.repos ?? [])] },
     // As origins, so that "https://HOST:443/" compares equal to a clone URL's "https://host".
     ...(c.cloneOrigins?.length ? { cloneOrigins: c.cloneOrigins.map((o) => originOf(o)!) } : {}),

@@ -41,6 +41,8 @@ interface HostConnectionBase extends ConnectionBase {
   /** The host's web URL (defaults per type: https://github.com, https://gitlab.com, ...). */
   url: string;
   token?: SecretRef;
+  /** The secret push webhooks of this connection are verified with (webhooks/); absent: its webhooks are refused. */
+  webhookSecret?: SecretRef;
   exclude: Excludes;
   /**
    * Origins ("https://git.example.com:8443") the host's clone URLs may name besides the

@@ -5,6 +5,7 @@
 // Gauges of the index, the store and the cluster are read at scrape time. No label names a
 // repository (names of private repositories must not leak through /metrics).
 
+import type { IndexSize } from '../index/index-size.ts';
 import client from 'prom-client';
 import type { RepoState, Store } from '../store/store.ts';
 import type { SearchStats } from '../search/types.ts';
@@ -36,13 +37,6 @@ const STATES: RepoState[] = ['new', 'indexed', 'failed', 'deleted'];
 const NODE_STATES = ['serving', 'leaving', 'dead'];
 const HEALTH: ShardHealth[] = ['ok', 'under-replicated', 'unavailable'];
 
-export interface IndexSize {
-  shards: number;
-  bytes: number;
-  files: number;
-  contentBytes: number;
-}
-
 /**
  * How often the event-loop lag histogram (trawl_nodejs_eventloop_lag_*) samples the loop.
  * prom-client's default, 10 ms, is a repeating timer that woke an idle daemon's main thread
@@ -67,6 +61,8 @@ export class Metrics {
   readonly shardErrors: client.Counter;
   private readonly permissionSubjects: client.Counter<'connection' | 'direction' | 'outcome'>;
   private readonly permissionPasses: client.Histogram;
+  /** Code hosts' webhook deliveries (webhooks/receiver.ts): each verified one's outcome, and each push's time to searchable. */
+  readonly webhooks: { delivery(host: string, outcome: string): void; searchable(seconds: number): void };
 
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
@@ -112,6 +108,22 @@ export class Metrics {
       buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 1800],
       registers,
     });
+    const deliveries = new client.Counter({
+      name: 'trawl_webhook_deliveries_total',
+      help: "Code hosts' webhook deliveries that verified, by host and outcome (queued, listing, ignored, replayed, ping).",
+      labelNames: ['host', 'outcome'],
+      registers,
+    });
+    const searchable = new client.Histogram({
+      name: 'trawl_webhook_push_to_searchable_seconds',
+      help: "From a push's webhook delivery to its repository's change being searchable (its sync's end).",
+      buckets: [0.25, 0.5, 1, 2, 5, 15, 60, 300],
+      registers,
+    });
+    this.webhooks = {
+      delivery: (host, outcome) => deliveries.inc({ host, outcome }),
+      searchable: (seconds) => searchable.observe(seconds),
+    };
     const { store, indexSize, brokenRepos, searchLoad } = sources;
     if (brokenRepos) {
       new client.Gauge({

@@ -8,7 +8,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import type { Planner } from '../search/planner.ts';
 import type { SearchService } from '../search/searcher.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
-import type { RepoSyncResult } from '../sync/repo-work.ts';
+import type { Syncing, WebhookReceiver } from '../webhooks/receiver.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchContexts } from './contexts.ts';
@@ -54,14 +54,18 @@ export interface Services {
    * nothing (no connections, sync turned off, a cluster node).
    */
   repoSync?: RepoSync;
+  /** The code hosts' webhook deliveries (webhooks/receiver.ts): absent where repoSync is. */
+  webhooks?: Pick<WebhookReceiver, 'receive'>;
   /** The OpenAPI document (built from the routes and schemas). */
   openapi(): unknown;
 }
 
-/** A repository's sync, asked for by id (POST /api/repos/{id}/sync, the webhooks). */
-export interface RepoSync {
+/**
+ * A repository's sync asked for by id (POST /api/repos/{id}/sync, the webhooks: request,
+ * the result of the first batch that starts after the call), and a listing of the
+ * connections (listing, the webhooks' repository events).
+ */
+export interface RepoSync extends Syncing {
   /** Why the repository cannot be synced alone, or undefined (sync/repo-work.ts syncRefusal). */
   refusal(record: RepoRecord): Promise<string | undefined>;
-  /** Queues its sync: the result of the first batch that starts after the call (it never rejects). */
-  request(repoId: number): Promise<RepoSyncResult>;
 }

@@ -18,6 +18,8 @@ export class SyncScheduler {
   private readonly options: SchedulerOptions;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<SyncReport> | undefined;
+  /** A pass was asked for (requestPass) while one ran: another follows it. */
+  private again = false;
   private stopped = true;
   passes = 0;
 
@@ -36,8 +38,26 @@ export class SyncScheduler {
   runNow(): Promise<SyncReport> {
     this.running ??= this.pass().finally(() => {
       this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.requestPass();
+      }
     });
     return this.running;
+  }
+
+  /**
+   * A pass as soon as possible, for news the running pass may have listed too early (a
+   * webhook saying a repository was created, renamed or deleted): now when none runs,
+   * else one more right after it (however many ask meanwhile). Its failure is logged.
+   */
+  requestPass(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    void this.runNow().catch((err: Error) => (this.options.log ?? silentLogger).error({ err: err.message }, 'sync pass failed'));
   }
 
   /** Stops the schedule and waits for a running pass to finish. */

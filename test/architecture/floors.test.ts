@@ -62,8 +62,12 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
     'daemon/sync': 'orchestration: syncing connections, the scheduler, local repositories',
     'daemon/permissions': 'orchestration: asking the code hosts who may read what, linking members to their accounts',
   },
-  // Above sync/: a cluster's index jobs run its repository sync; above search/: it fans searches out.
-  { 'daemon/cluster': 'a cluster of nodes: membership, placement, replication, jobs, fan-out search' },
+  // Above sync/: a cluster's index jobs run its repository sync; above search/: it fans
+  // searches out. Webhooks turn a code host's deliveries into syncs of sync/.
+  {
+    'daemon/cluster': 'a cluster of nodes: membership, placement, replication, jobs, fan-out search',
+    'daemon/webhooks': "code hosts' webhook deliveries: verified, read, turned into repository syncs",
+  },
   { 'daemon/http': 'the HTTP API: server, routes, schemas, OpenAPI' },
   {
     'daemon/mcp': 'the tool server (MCP), answering through the HTTP routes',

@@ -97,13 +97,15 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     settings: { anonymousAccess: false, http: { trustedProxies: ['127.0.0.1'] } },
     config: {
       license: { publicKeys: [PUBLIC_PEM] },
-      connections: { gh: { type: 'github', url: host.url, token: { env: 'AUDIT_HOST_TOKEN' }, orgs: ['acme'] } },
+      connections: {
+        gh: { type: 'github', url: host.url, token: { env: 'AUDIT_HOST_TOKEN' }, webhookSecret: { env: 'AUDIT_HOOK_SECRET' }, orgs: ['acme'] },
+      },
     },
-    daemon: { now: () => clock, logger, maintenanceIntervalMs: 25, env: { ...process.env, AUDIT_HOST_TOKEN: TOKEN } },
+    daemon: { now: () => clock, logger, maintenanceIntervalMs: 25, env: { ...process.env, AUDIT_HOST_TOKEN: TOKEN, AUDIT_HOOK_SECRET: 'a-webhook-secret' } },
   });
   const dir = tempDir('audit');
   /** Every secret handed out, searched for at the end. */
-  const secrets: string[] = [];
+  const secrets: string[] = ['a-webhook-secret'];
   /** Every answer of the audit endpoint and every CLI output, searched too. */
   const answers: string[] = [];
   try {
@@ -352,6 +354,20 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
       assert.equal(r.status, status, r.text);
     }
 
+    // Webhook deliveries refused: a forged signature (the GitHub connection has a secret),
+    // and deliveries for a host no connection takes webhooks from. Counted per address,
+    // host and reason.
+    tick();
+    const delivery = (hostType: string, headers: Record<string, string>) =>
+      call(`${d.url}/api/webhooks/${hostType}`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': '198.51.100.30', 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
+    for (let i = 0; i < 3; i++)
+      assert.equal((await delivery('github', { 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` })).status, 401);
+    for (let i = 0; i < 2; i++) assert.equal((await delivery('gitlab', { 'x-gitlab-token': 'a-webhook-secret' })).status, 404);
+
     // A minute on, the daemon's maintenance tick records the windows.
     clock = new Date(clock.getTime() + 61_000);
 
@@ -365,6 +381,10 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
     const failed = await until('the auth.failed events', async () => {
       const a = await audit('?action=auth.failed');
       return a.json.length === 4 ? (a.json as Event[]) : undefined;
+    });
+    const refusals = await until('the webhook.refused events', async () => {
+      const a = await audit('?action=webhook.refused');
+      return a.json.length === 2 ? (a.json as Event[]) : undefined;
     });
     const all = (await audit('?perPage=100')).json as Event[];
     assert.equal((await audit('?perPage=100')).headers.get('x-total-count'), String(all.length));
@@ -542,6 +562,15 @@ test('every audited action is read back from GET /api/ee/audit with its actor, t
         assert.equal(e.details!.windowSeconds, 60);
         assert.ok(e.at <= (e.details!.lastAt as string), 'at: the first failure; lastAt: the last');
       }
+    });
+
+    await t.test('refused webhook deliveries: one event per address, host and reason, with the count', () => {
+      const seen = refusals.map((e) => [e.sourceAddress, e.actor.credentialKind, e.details!.subject, e.details!.count, e.outcome]).sort();
+      assert.deepEqual(seen, [
+        ['198.51.100.30', 'webhook', 'github unverified', 3, 'failure'],
+        ['198.51.100.30', 'webhook', 'gitlab unknown', 2, 'failure'],
+      ]);
+      for (const e of refusals) assert.deepEqual([e.target, e.actor.userId], [null, null]);
     });
 
     await t.test("code-host accounts: linked and unlinked by the owner from their address; the sync's passes by the daemon", () => {

@@ -690,7 +690,7 @@ const invalid: Array<{ name: string; doc: unknown; fragments: string[]; lines?: 
     name: 'property of another connection type',
     doc: { connections: { gh: { type: 'github', groups: ['g'] } } },
     fragments: [
-      '/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "cloneOrigins", "orgs", "users", "repos", "exclude", "history", "revisions"',
+      '/connections/gh/groups: unknown property "groups"; allowed here: "type", "url", "token", "webhookSecret", "cloneOrigins", "orgs", "users", "repos", "exclude", "history", "revisions"',
     ],
   },
   {

@@ -64,9 +64,14 @@ test('every route but the system ones authenticates; the rate-limited ones are c
     assert.deepEqual(limited, [...RATE_LIMITED].sort());
     // The OAuth endpoints authenticate clients and users in OAuth's ways (test/oauth*.test.ts),
     // the browser sign-in endpoints with an API key in the body or the session cookie (test/web/web-session.test.ts),
-    // single sign-on through its provider (test/auth/sso-oidc.test.ts).
+    // single sign-on through its provider (test/auth/sso-oidc.test.ts), code hosts' webhook
+    // deliveries with the connection's webhook secret (test/webhooks/).
     for (const r of d.daemon.routes)
-      assert.equal(r.authenticated, !r.path.match(/^\/api\/(health|version|openapi\.json|session)$|^\/oauth\/|^\/\.well-known\/oauth-|^\/auth\//), r.path);
+      assert.equal(
+        r.authenticated,
+        !r.path.match(/^\/api\/(health|version|openapi\.json|session)$|^\/oauth\/|^\/\.well-known\/oauth-|^\/auth\/|^\/api\/webhooks\//),
+        r.path,
+      );
 
     const ok = await call(`${d.url}/api/repos`, { headers: auth });
     assert.equal(ok.status, 200);

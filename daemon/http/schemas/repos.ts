@@ -72,6 +72,21 @@ export const repoSchemas: Record<string, JsonSchema> = {
     required: ['repoId', 'repoName', 'queued'],
     additionalProperties: false,
   },
+  WebhookAnswer: {
+    type: 'object',
+    properties: {
+      outcome: {
+        enum: ['queued', 'listing', 'ignored', 'replayed', 'ping'],
+        description:
+          "queued: the repositories' syncs; listing: the connections listed again (a repository created, renamed or deleted); ignored: nothing to do; replayed: a delivery taken before; ping: the host checking the hook.",
+      },
+      event: { type: 'string', description: "The host's name of the event." },
+      repositories: { type: 'array', items: { type: 'string' }, description: 'The repositories whose sync was queued.' },
+      unknown: { type: 'array', items: { type: 'string' }, description: 'Repositories the delivery named that its connection does not list: left alone.' },
+    },
+    required: ['outcome', 'event'],
+    additionalProperties: false,
+  },
   Connection: {
     type: 'object',
     properties: { id: { type: 'integer' }, name: { type: 'string' }, connectionType: { enum: [...CONNECTION_TYPES] } },
