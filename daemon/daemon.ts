@@ -20,11 +20,10 @@ import { collectIndexGarbage } from './index/garbage.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
-import { RepoSyncQueue } from './sync/repo-queue.ts';
-import { syncRefusal, syncRepos } from './sync/repo-work.ts';
+import { askedSyncs, type RepoSyncQueue } from './sync/repo-queue.ts';
 import { WebhookReceiver } from './webhooks/receiver.ts';
 import { SeenDeliveries } from './webhooks/seen-deliveries.ts';
-import { compoundShardSettings, mergeCompoundShards } from './sync/sync.ts';
+import { compoundShardSettings } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
 import { historyBeside, type HistorySearch } from './history/history-search.ts';
 import { Planner } from './search/planner.ts';
@@ -671,8 +670,9 @@ function startLocalSync(d: Assembly, services: Services): void {
   const scheduler = (d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) }));
   scheduler.start();
   // Repositories asked for between the passes (by id, by webhooks); compound shards tidied once none waits.
-  const queue = (d.repoQueue = new RepoSyncQueue({ run: (ids) => syncRepos(sync, ids), onIdle: () => mergeCompoundShards(sync), log: d.logger }));
-  services.repoSync = { refusal: (record) => syncRefusal(sync, record), request: (id) => queue.request(id), listing: () => scheduler.requestPass() };
+  const asked = askedSyncs(sync, scheduler);
+  d.repoQueue = asked.queue;
+  services.repoSync = asked;
 }
 
 /**

@@ -11,6 +11,7 @@ import { openStore } from '../store/open.ts';
 import type { RepoRecord } from '../store/store.ts';
 import { UsageError } from './usage.ts';
 import { escapeControl, formatTable, jsonText } from './format.ts';
+import { eventLagSeconds } from '../sync/repo-queue.ts';
 
 export async function reposCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -30,8 +31,10 @@ export async function reposCommand(argv: string[]): Promise<number> {
   }
   // A repository's name comes from its code host or its directory, its error from git: escaped.
   const rows = repos.map((r) => row(r).map(escapeControl));
-  const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST ERROR'];
-  for (const line of formatTable(head, rows)) process.stdout.write(`${line}\n`);
+  const now = Date.now();
+  const rows2 = rows.map((cells, i) => [...cells.slice(0, 5), eventCell(repos[i]!, now), cells[5]!]);
+  const head = ['ID', 'REPOSITORY', 'STATE', 'REFS', 'INDEXED', 'LAST EVENT', 'LAST ERROR'];
+  for (const line of formatTable(head, rows2)) process.stdout.write(`${line}\n`);
   return 0;
 }
 
@@ -52,6 +55,14 @@ export async function listRepos(dataDir: string, includeDeleted: boolean): Promi
   } finally {
     await store.close();
   }
+}
+
+/** The last event that asked for the repository's sync: how long it took to be searchable, or how long it has waited. */
+function eventCell(r: Listed, now: number): string {
+  if (r.lastEventAt === undefined) return '-';
+  const lag = eventLagSeconds(r.lastEventAt, r.lastEventSyncedAt, now);
+  if (lag === undefined) return '-';
+  return r.lastEventSyncedAt === undefined ? `waiting ${lag.toFixed(1)} s` : `searchable in ${lag.toFixed(1)} s`;
 }
 
 function row(r: Listed): string[] {

@@ -55,6 +55,9 @@ export interface CatalogRepo {
   connectionId?: number;
   /** The code host's topics, lower case, from the store's record (what a search context may select by); empty when none. */
   topics: string[];
+  /** From the store's record: the last event that asked for its sync, and when that sync ended (RepoRecord). */
+  lastEventAt?: string;
+  lastEventSyncedAt?: string;
   refs: GitRef[];
   /** The content is searchable; its symbols are still being added (manifest.ts symbolsPending). */
   symbolsPending: boolean;
@@ -270,5 +273,7 @@ function toRepo(m: LoadedManifest, rec: RepoRecord | undefined): CatalogRepo {
   const pushedAt = rec?.pushedAt ?? (m.version === 2 ? m.repo.committedAt : undefined);
   if (pushedAt) repo.pushedAt = pushedAt;
   if (rec?.connectionId !== undefined) repo.connectionId = rec.connectionId;
+  if (rec?.lastEventAt !== undefined) repo.lastEventAt = rec.lastEventAt;
+  if (rec?.lastEventSyncedAt !== undefined) repo.lastEventSyncedAt = rec.lastEventSyncedAt;
   return repo;
 }

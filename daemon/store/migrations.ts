@@ -418,6 +418,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX browser_sessions_expiry ON browser_sessions (expires_at);
     `,
   },
+  {
+    id: 14,
+    name: 'repository_events',
+    // When a repository's sync was last asked for by an event (a webhook, an owner), and
+    // when the sync that answered it ended: its freshness (sync/repo-queue.ts). Documented
+    // at the top of sqlite-store.ts.
+    up: `
+      ALTER TABLE repos ADD COLUMN last_event_at TEXT;
+      ALTER TABLE repos ADD COLUMN last_event_synced_at TEXT;
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -304,7 +304,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     id: 4,
     name: 'single_sign_on',
-    // SQLite's migration 11 (migrations.ts), in PostgreSQL's terms: browser_sessions is
+    // SQLite's migration 13 (migrations.ts), in PostgreSQL's terms: browser_sessions is
     // altered in place rather than rebuilt.
     up: `
       CREATE TABLE sign_in_identities (
@@ -330,6 +330,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE browser_sessions ADD COLUMN identity_id TEXT COLLATE "C" REFERENCES sign_in_identities (id) ON DELETE CASCADE;
       ALTER TABLE browser_sessions ADD CONSTRAINT browser_sessions_origin CHECK ((api_key_id IS NULL) <> (identity_id IS NULL));
       CREATE INDEX browser_sessions_identity ON browser_sessions (identity_id);
+    `,
+  },
+  {
+    id: 5,
+    name: 'repository_events',
+    // SQLite's migration 14 (migrations.ts), in PostgreSQL's terms.
+    up: `
+      ALTER TABLE repos ADD COLUMN last_event_at TEXT COLLATE "C";
+      ALTER TABLE repos ADD COLUMN last_event_synced_at TEXT COLLATE "C";
     `,
   },
 ];

@@ -122,6 +122,8 @@ export const REPO_COLUMNS = [
   ['nextAttemptAt', 'next_attempt_at', 'optText'],
   ['indexedRefs', 'indexed_refs', 'json'],
   ['topics', 'topics', 'json'],
+  ['lastEventAt', 'last_event_at', 'optText'],
+  ['lastEventSyncedAt', 'last_event_synced_at', 'optText'],
 ] as const satisfies ReadonlyArray<readonly [keyof RepoRecord, string, Kind]>;
 
 export const CONNECTION_COLUMNS = [

@@ -18,7 +18,9 @@
 //                      pushed_at, indexed_at, state 'new'|'indexed'|'failed'|'deleted',
 //                      last_error, last_error_at, last_success_at, failures >= 0,
 //                      next_attempt_at, indexed_refs (JSON array of IndexedRef),
-//                      topics (JSON array of the code host's topics, lower case).
+//                      topics (JSON array of the code host's topics, lower case),
+//                      last_event_at, last_event_synced_at (a sync asked for by an
+//                      event, and when the sync answering it ended: RepoRecord).
 //                      Unique index repos_live_name on repo_name WHERE state != 'deleted':
 //                      at most one live row per name, while a deleted repository's row
 //                      stays behind and its name can return as a new row with a new id.

@@ -60,6 +60,13 @@ export interface RepoRecord {
   indexedRefs: IndexedRef[];
   /** The code host's topics of the repository, lower case (what a search context may select by); empty when it has none. */
   topics: string[];
+  /**
+   * ISO 8601: when its sync was last asked for by an event (a code host's webhook, an
+   * owner's request), the oldest such event not yet synced while one waits.
+   */
+  lastEventAt?: string;
+  /** ISO 8601: when the sync that answered lastEventAt ended (absent while it waits, or if it failed). */
+  lastEventSyncedAt?: string;
 }
 
 /** Fields a caller may set; repoId and state transitions go through the methods below. */

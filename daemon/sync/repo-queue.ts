@@ -19,7 +19,9 @@
 // every repository's refs with its index.
 
 import { silentLogger, type Logger } from '../runtime/logger.ts';
-import type { RepoSyncResult } from './repo-work.ts';
+import type { RepoRecord, Store } from '../store/store.ts';
+import { syncRefusal, syncRepos, type RepoSyncResult } from './repo-work.ts';
+import { mergeCompoundShards, type SyncOptions } from './sync.ts';
 
 /** How long a request waits for others to join its batch. */
 export const COALESCE_MS = 100;
@@ -27,6 +29,16 @@ export const COALESCE_MS = 100;
 export interface RepoQueueOptions {
   /** Syncs these repositories as one batch: each one's result (repo-work.ts syncRepos). */
   run: (repoIds: number[]) => Promise<RepoSyncResult[]>;
+  /**
+   * Told when a repository starts waiting (`at`: its first request since its last batch
+   * started) and when the batch that answered it ended: its freshness, as the store keeps
+   * it (RepoRecord lastEventAt). A failure here is logged; the sync goes on.
+   */
+  record?: {
+    asked(repoId: number, at: number): Promise<void>;
+    answered(result: RepoSyncResult, askedAt: number, at: number): Promise<void>;
+  };
+  now?: () => number;
   /** Called after a batch when nothing waits any more (compound shards merged). */
   onIdle?: () => Promise<void>;
   coalesceMs?: number;
@@ -39,6 +51,8 @@ interface Waiting {
   settle: (r: RepoSyncResult) => void;
   /** Requests it stands for (the coalescing, counted). */
   requests: number;
+  /** When the first of them came. */
+  askedAt: number;
 }
 
 export class RepoSyncQueue {
@@ -70,8 +84,10 @@ export class RepoSyncQueue {
     if (w === undefined) {
       let settle!: (r: RepoSyncResult) => void;
       const done = new Promise<RepoSyncResult>((resolve) => (settle = resolve));
-      w = { done, settle, requests: 0 };
+      w = { done, settle, requests: 0, askedAt: this.#now() };
       this.#waiting.set(repoId, w);
+      const { askedAt } = w;
+      this.#note((r) => r.asked(repoId, askedAt));
     }
     w.requests++;
     this.#schedule();
@@ -87,6 +103,22 @@ export class RepoSyncQueue {
     const left = this.#waiting;
     this.#waiting = new Map();
     for (const [repoId, w] of left) w.settle({ repoId, outcome: 'failed', error: 'the server is shutting down', seconds: 0 });
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  /** The record's writes, one after the other (so that a repository's request is never recorded after its answer). */
+  #writes: Promise<void> = Promise.resolve();
+
+  /** A record's write, after those before it; logged if it fails: the queue does not wait for it. */
+  #note(write: (record: NonNullable<RepoQueueOptions['record']>) => Promise<void>): void {
+    const record = this.#options.record;
+    if (record === undefined) return;
+    this.#writes = this.#writes
+      .then(() => write(record))
+      .catch((err: Error) => (this.#options.log ?? silentLogger).warn({ err: err.message }, "recording a repository's sync request failed"));
   }
 
   /** A batch COALESCE_MS after the first request, unless one runs: that one starts the next as it ends. */
@@ -117,9 +149,12 @@ export class RepoSyncQueue {
       results = ids.map((repoId) => ({ repoId, outcome: 'failed', error, seconds: 0 }));
     }
     const byId = new Map(results.map((r) => [r.repoId, r]));
+    const ended = this.#now();
     for (const [repoId, w] of batch) {
       this.counts.synced++;
-      w.settle(byId.get(repoId) ?? { repoId, outcome: 'failed', error: 'the sync gave no result for it', seconds: 0 });
+      const result = byId.get(repoId) ?? { repoId, outcome: 'failed', error: 'the sync gave no result for it', seconds: 0 };
+      this.#note((r) => r.answered(result, w.askedAt, ended));
+      w.settle(result);
     }
     if (this.#waiting.size === 0 && this.#options.onIdle) {
       try {
@@ -129,4 +164,54 @@ export class RepoSyncQueue {
       }
     }
   }
+}
+
+/**
+ * The queue's record in the store (RepoRecord lastEventAt, lastEventSyncedAt): a
+ * repository that starts waiting has an event not yet synced; the sync that answered it,
+ * unless it failed, says when it became searchable.
+ */
+export function eventRecord(store: Pick<Store, 'updateRepo' | 'getRepo'>): NonNullable<RepoQueueOptions['record']> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    async asked(repoId, at) {
+      if (await store.getRepo(repoId)) await store.updateRepo(repoId, { lastEventAt: iso(at), lastEventSyncedAt: undefined });
+    },
+    async answered(result, askedAt, at) {
+      if (!(await store.getRepo(result.repoId))) return;
+      const searchable = result.outcome === 'indexed' || result.outcome === 'unchanged';
+      await store.updateRepo(result.repoId, { lastEventAt: iso(askedAt), lastEventSyncedAt: searchable ? iso(at) : undefined });
+    },
+  };
+}
+
+/**
+ * Seconds from a repository's last event to its searchable sync, or while that sync waits
+ * (or failed) to now; undefined for times that cannot be read.
+ */
+export function eventLagSeconds(eventAt: string, syncedAt: string | undefined, now: number): number | undefined {
+  const from = Date.parse(eventAt);
+  const to = syncedAt === undefined ? now : Date.parse(syncedAt);
+  if (Number.isNaN(from) || Number.isNaN(to)) return undefined;
+  return Math.max(0, Math.round(to - from) / 1000);
+}
+
+/**
+ * A daemon's syncs of single repositories: the queue (its batches synced as a pass syncs,
+ * compound shards merged once nothing waits, its events recorded in the store), why a
+ * repository cannot be synced alone, and a listing asked of the scheduler.
+ */
+export function askedSyncs(options: SyncOptions, passes: { requestPass(): void }) {
+  const queue = new RepoSyncQueue({
+    run: (ids) => syncRepos(options, ids),
+    onIdle: () => mergeCompoundShards(options),
+    record: eventRecord(options.store),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  return {
+    queue,
+    refusal: (record: RepoRecord) => syncRefusal(options, record),
+    request: (repoId: number) => queue.request(repoId),
+    listing: () => passes.requestPass(),
+  };
 }

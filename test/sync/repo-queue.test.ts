@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RepoSyncQueue } from '../../daemon/sync/repo-queue.ts';
+import { eventLagSeconds, RepoSyncQueue } from '../../daemon/sync/repo-queue.ts';
 import type { RepoSyncResult } from '../../daemon/sync/repo-work.ts';
 
 /** A `run` that records its batches and ends each when `release` is called (or at once). */
@@ -134,4 +134,36 @@ test('stop() waits for the running batch, answers what still waits, and refuses 
   assert.deepEqual(await waiting, { repoId: 2, outcome: 'failed', error: 'the server is shutting down', seconds: 0 });
   assert.equal((await q.request(3)).outcome, 'failed');
   assert.deepEqual(r.batches, [[1]]);
+});
+
+test('the record: a repository starts waiting (its first request), then its batch answers it, in that order, with the times', async () => {
+  let clock = 1_000;
+  const written: string[] = [];
+  const r = recorder(true);
+  const q = new RepoSyncQueue({
+    run: r.run,
+    coalesceMs: 5,
+    now: () => clock,
+    record: {
+      asked: async (repoId, at) => void written.push(`asked ${repoId} at ${at}`),
+      answered: async (result, askedAt, at) => void written.push(`answered ${result.repoId} ${result.outcome} asked ${askedAt} at ${at}`),
+    },
+  });
+  const first = q.request(5);
+  clock = 1_050;
+  q.request(5); // joins: not asked again
+  await tick(30);
+  clock = 2_000;
+  r.release();
+  await first;
+  await tick(5);
+  assert.deepEqual(written, ['asked 5 at 1000', 'answered 5 indexed asked 1000 at 2000']);
+  await q.stop();
+});
+
+test('eventLagSeconds: to the sync that answered, or to now while waiting; unreadable times give nothing', () => {
+  assert.equal(eventLagSeconds('2026-11-30T10:00:00.000Z', '2026-11-30T10:00:01.250Z', 0), 1.25);
+  assert.equal(eventLagSeconds('2026-11-30T10:00:00.000Z', undefined, Date.parse('2026-11-30T10:00:03.000Z')), 3);
+  assert.equal(eventLagSeconds('2026-11-30T10:00:05.000Z', '2026-11-30T10:00:01.000Z', 0), 0, 'never negative');
+  assert.equal(eventLagSeconds('not a time', undefined, 0), undefined);
 });

@@ -17,6 +17,7 @@ import { TestRepo } from '../helpers/git.ts';
 import { startGitServer } from '../helpers/git-server.ts';
 import { until } from '../helpers/haystack.ts';
 import { startFake, TOKEN } from '../hosts/fake-hosts.ts';
+import { runTrawl } from '../helpers/trawl-cli.ts';
 import { delivery, type Delivery } from './deliveries.ts';
 
 const SECRET = 'e2e-webhook-secret-0123456789abcdef';
@@ -88,6 +89,23 @@ test('GitHub push webhooks: searchable after the delivery; forged, replayed, unk
   await until('the push searchable', async () => (await count('hook_one')) === 1, 20_000);
   t.diagnostic(`push to searchable: ${Math.round(performance.now() - started)} ms (loopback, a two-file repository)`);
   assert.equal(await count('web_zero'), 1);
+
+  // Its freshness: the event, when its sync ended, the lag, the commit indexed; and in trawl repos.
+  let listed: Record<string, unknown> = {};
+  await until('the event recorded', async () => {
+    const all = (await (await fetch(`${d.url}/api/repos`)).json()) as Array<Record<string, unknown>>;
+    listed = all.find((r) => r.repoName === '127.0.0.1/acme/api') ?? {};
+    return listed.lastEventSyncedAt !== undefined;
+  });
+  assert.equal(listed.indexedCommit, api.head());
+  assert.ok(Date.parse(listed.lastEventSyncedAt as string) >= Date.parse(listed.lastEventAt as string));
+  assert.ok(typeof listed.eventLagSeconds === 'number' && listed.eventLagSeconds < 20, String(listed.eventLagSeconds));
+  const other = ((await (await fetch(`${d.url}/api/repos`)).json()) as Array<Record<string, unknown>>).find((r) => r.repoName === '127.0.0.1/acme/web')!;
+  assert.equal(other.lastEventAt, undefined, 'no event for it yet');
+  const cli = await runTrawl(['repos', '--data-dir', dataDir], dir.path);
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.match(cli.stdout, /LAST EVENT/);
+  assert.match(cli.stdout, /127\.0\.0\.1\/acme\/api .* searchable in \d+\.\d s/);
 
   // Nothing below may change an index.
   const before = generations();

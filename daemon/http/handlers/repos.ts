@@ -2,6 +2,7 @@
 // caller may see; POST /api/repos/{id}/sync: one repository fetched and indexed now.
 
 import { ServiceError } from '../../errors.ts';
+import { eventLagSeconds } from '../../sync/repo-queue.ts';
 import { ownerOnly } from './entitled.ts';
 import { repoWebUrl } from '../../repos/web-urls.ts';
 import { pageHeaders, pageOf, PAGE_HEADERS } from '../paging.ts';
@@ -39,7 +40,7 @@ export function repoRoutes(s: Services): Route[] {
         if (q.connectionId !== undefined) repos = repos.filter((r) => r.connectionId === q.connectionId);
         repos.sort(q.sort === 'pushed' ? byPushed : byName);
         if (q.direction === 'desc') repos.reverse();
-        const page = pageOf(repos, q.page, q.perPage).map((r) => repoJson(s.baseUrl, r));
+        const page = pageOf(repos, q.page, q.perPage).map((r) => repoJson(s.baseUrl, r, s.now().getTime()));
         return {
           body: page,
           headers: pageHeaders({
@@ -130,7 +131,7 @@ const byPushed = (a: CatalogRepo, b: CatalogRepo): number => {
   return x < y ? -1 : x > y ? 1 : byName(a, b);
 };
 
-function repoJson(baseUrl: string, r: CatalogRepo): Record<string, unknown> {
+function repoJson(baseUrl: string, r: CatalogRepo, now: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     codeHostType: r.codeHostType,
     repoId: r.repoId,
@@ -147,5 +148,13 @@ function repoJson(baseUrl: string, r: CatalogRepo): Record<string, unknown> {
   out.isArchived = r.isArchived;
   out.symbolsPending = r.symbolsPending;
   out.topics = r.topics;
+  const commit = r.refs[0]?.commit;
+  if (commit) out.indexedCommit = commit;
+  if (r.lastEventAt) {
+    out.lastEventAt = r.lastEventAt;
+    if (r.lastEventSyncedAt) out.lastEventSyncedAt = r.lastEventSyncedAt;
+    const lag = eventLagSeconds(r.lastEventAt, r.lastEventSyncedAt, now);
+    if (lag !== undefined) out.eventLagSeconds = lag;
+  }
   return out;
 }

@@ -41,6 +41,23 @@ export const repoSchemas: Record<string, JsonSchema> = {
         items: { type: 'string' },
         description: "The code host's topics of the repository, lower case (what search contexts may select by); empty when it has none.",
       },
+      indexedCommit: { type: 'string', description: 'The commit of the default branch its index holds.' },
+      lastEventAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When a webhook (or an owner) last asked for its sync; while that sync waits, the oldest such request not yet synced.',
+      },
+      lastEventSyncedAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the sync that answered lastEventAt ended; absent while it waits, or when it failed.',
+      },
+      eventLagSeconds: {
+        type: 'number',
+        minimum: 0,
+        description:
+          'From lastEventAt to lastEventSyncedAt: how long the last event took to be searchable; while it waits (or failed), the time since it came.',
+      },
     },
     required: ['codeHostType', 'repoId', 'repoName', 'webUrl', 'isFork', 'isArchived'],
     additionalProperties: false,
