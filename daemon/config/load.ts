@@ -397,7 +397,15 @@ function completePermissions(p: FileConfig['permissions']): PermissionsConfig {
 function completeConnection(c: FileConnection, dir: string): Connection {
   const revisions: Revisions = { branches: [...(c.revisions?.branches ?? [])], tags: [...(c.revisions?.tags ?? [])] };
   const history = c.history === true ? { history: true as const } : {};
-  if (c.type === 'git') return { type: 'git', url: resolveGitLocation(c.url!, dir), revisions, ...history, visibility: c.visibility ?? 'public' };
+  if (c.type === 'git')
+    return {
+      type: 'git',
+      url: resolveGitLocation(c.url!, dir),
+      revisions,
+      ...history,
+      visibility: c.visibility ?? 'public',
+      ...(c.webhookSecret ? { webhookSecret: { env: c.webhookSecret.env } } : {}),
+    };
 
   const deploymentType = c.deploymentType ?? 'cloud';
   // The schema requires url exactly where there is no default (gerrit, Bitbucket Server).

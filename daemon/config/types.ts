@@ -27,6 +27,8 @@ interface ConnectionBase {
   revisions: Revisions;
   /** Also index every commit the indexed refs reach (history/history-index.ts); absent: off. */
   history?: true;
+  /** The secret webhook deliveries (or a git server's push notices) of this connection are verified with (webhooks/); absent: they are refused. */
+  webhookSecret?: SecretRef;
 }
 
 /** Local paths (globs allowed), file:// URLs, or http(s):// clone URLs. */
@@ -41,8 +43,6 @@ interface HostConnectionBase extends ConnectionBase {
   /** The host's web URL (defaults per type: https://github.com, https://gitlab.com, ...). */
   url: string;
   token?: SecretRef;
-  /** The secret push webhooks of this connection are verified with (webhooks/); absent: its webhooks are refused. */
-  webhookSecret?: SecretRef;
   exclude: Excludes;
   /**
    * Origins ("https://git.example.com:8443") the host's clone URLs may name besides the

@@ -49,6 +49,8 @@ export function readEvent(host: WebhookHost, d: Received): HostEvent {
       return azureDevOps(body);
     case 'gerrit':
       return gerrit(body);
+    case 'git':
+      return gitServer(body, h['x-trawl-delivery']);
   }
 }
 
@@ -184,6 +186,21 @@ function azureOrg(url: string): string {
   const org = host.endsWith('.visualstudio.com') ? host.slice(0, -'.visualstudio.com'.length) : decodeURIComponent(u.pathname.split('/')[1] ?? '');
   if (org === '') throw new MalformedDelivery(`no organization in the delivery's account URL ${url.slice(0, 200)}`);
   return org;
+}
+
+/**
+ * A plain git server's push notice: `{"repository": NAME}` or `{"repositories": [NAME, ...]}`,
+ * each NAME as trawl lists the repository (`trawl repos`), plus whatever else the hook
+ * sends (the pushed commits make each notice's body, and so its digest, its own).
+ */
+function gitServer(body: Json, delivery: string | undefined): HostEvent {
+  const one = optText(body, 'repository');
+  const many = Array.isArray(body.repositories) ? body.repositories : undefined;
+  if (many !== undefined && !many.every((n): n is string => typeof n === 'string' && n !== ''))
+    throw new MalformedDelivery("the notice's repositories must be repository names");
+  const paths = [...(one === undefined ? [] : [one]), ...(many ?? [])];
+  if (paths.length === 0) throw new MalformedDelivery('the notice names no repository: send {"repository": NAME}');
+  return event('push', 'refs', paths, delivery);
 }
 
 /** Gerrit's stream events, as the webhooks plugin posts them. */

@@ -19,7 +19,7 @@
 // reason (audit/auth-failures.ts); they never say which connections exist.
 
 import { createHash } from 'node:crypto';
-import type { Config, HostConnection } from '../config/types.ts';
+import type { Config, Connection } from '../config/types.ts';
 import { ServiceError } from '../errors.ts';
 import { hostPrefix } from '../repos/hosts/http.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
@@ -110,9 +110,9 @@ export class WebhookReceiver {
   }
 
   /** The connections this host's deliveries may be for, with their secrets. */
-  #receiving(host: WebhookHost): Array<{ name: string; connection: HostConnection; secret: string }> {
+  #receiving(host: WebhookHost): Array<{ name: string; connection: Connection; secret: string }> {
     const env = this.deps.env ?? process.env;
-    const out: Array<{ name: string; connection: HostConnection; secret: string }> = [];
+    const out: Array<{ name: string; connection: Connection; secret: string }> = [];
     for (const [name, connection] of Object.entries(this.deps.config.connections)) {
       if (!receivesFrom(host, connection)) continue;
       const secret = env[connection.webhookSecret.env];
@@ -131,7 +131,7 @@ export class WebhookReceiver {
     return out;
   }
 
-  async #act(syncing: Syncing, from: { name: string; connection: HostConnection }, event: HostEvent, body: Buffer, received: number): Promise<WebhookAnswer> {
+  async #act(syncing: Syncing, from: { name: string; connection: Connection }, event: HostEvent, body: Buffer, received: number): Promise<WebhookAnswer> {
     const { deps } = this;
     const base = { event: event.event };
     const id = event.delivery ?? `sha256:${createHash('sha256').update(body).digest('hex')}`;
@@ -142,12 +142,13 @@ export class WebhookReceiver {
       syncing.listing();
       return { status: 202, body: { ...base, outcome: 'listing' } };
     }
-    const prefix = hostPrefix(from.connection.url);
+    // A host's repositories are named after its URL; a git server's notice names them as trawl does.
+    const prefix = from.connection.type === 'git' ? '' : `${hostPrefix(from.connection.url)}/`;
     const connectionId = (await deps.store.listConnections()).find((c) => c.name === from.name)?.id;
     const queued: string[] = [];
     const unknown: string[] = [];
     for (const path of new Set(event.paths)) {
-      const name = `${prefix}/${path}`;
+      const name = `${prefix}${path}`;
       const record = await deps.store.getRepoByName(name);
       if (record === undefined || record.state === 'deleted' || connectionId === undefined || record.connectionId !== connectionId) {
         unknown.push(name);

@@ -12,6 +12,8 @@
 //   (any user name).
 // - Gerrit: the webhooks plugin can neither sign nor add a header, so the secret is in
 //   the URL it posts to: ?secret=...
+// - A plain git server (a post-receive hook, docs/configuration.md): X-Trawl-Signature-256,
+//   "sha256=" and the hex HMAC-SHA256 of the body, as GitHub signs.
 
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookHost } from './hosts.ts';
@@ -39,6 +41,8 @@ export function verified(host: WebhookHost, secret: string, d: Received): boolea
       return sameSecret(secret, basicPassword(d.headers.authorization));
     case 'gerrit':
       return sameSecret(secret, d.query.secret);
+    case 'git':
+      return signedHex(secret, d.body, d.headers['x-trawl-signature-256'], 'sha256=');
   }
 }
 

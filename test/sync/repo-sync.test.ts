@@ -20,6 +20,7 @@ import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import { runTrawl } from '../helpers/trawl-cli.ts';
+import { delivery } from '../webhooks/deliveries.ts';
 
 const found = async (s: Searcher, query: string): Promise<string[]> => {
   const r = await s.search({ query, matches: 100, contextLines: 0, whole: false, isRegexEnabled: false, isCaseSensitivityEnabled: true });
@@ -117,7 +118,10 @@ test('POST /api/repos/{id}/sync: owners only; 202 at once, or the outcome with w
   const repo = TestRepo.init(join(dir.path, 'repos', 'widgets'));
   repo.commit({ 'w.c': 'int widget_one;\n' });
   const config = parseConfig(
-    JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: join(dir.path, 'repos', '*') } } }),
+    JSON.stringify({
+      settings: { symbols: false },
+      connections: { local: { type: 'git', url: join(dir.path, 'repos', '*'), webhookSecret: { env: 'LOCAL_HOOK' } } },
+    }),
     join(dir.path, 'trawl.json'),
   );
   const where = ['--data-dir', dataDir];
@@ -128,7 +132,15 @@ test('POST /api/repos/{id}/sync: owners only; 202 at once, or the outcome with w
   loose.commit({ 'l.c': 'int loose_one;\n' });
   const looseId = (await indexLocal(loose.path, { dataDir, symbols: false })).repoId;
 
-  const d = await startDaemon({ config, dataDir, host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1 });
+  const d = await startDaemon({
+    config,
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentHttpLogger,
+    workers: 1,
+    env: { ...process.env, LOCAL_HOOK: 'local-hook-secret-0123456789' },
+  });
   t.after(() => d.close());
   const search = async (query: string) => {
     const r = await fetch(`${d.url}/api/search`, {
@@ -155,6 +167,14 @@ test('POST /api/repos/{id}/sync: owners only; 202 at once, or the outcome with w
   assert.equal(queued.status, 202);
   assert.deepEqual(await queued.json(), { repoId: id, repoName: 'widgets', queued: true });
   await until('queued sync done', async () => (await search('widget_three')) === 1, 30_000);
+
+  // The git server's post-receive notice, signed: the same queue.
+  repo.commit({ 'w.c': 'int widget_four;\n' });
+  const notice = delivery('git', { path: 'widgets', secret: 'local-hook-secret-0123456789' });
+  const noticed = await fetch(`${d.url}/api/webhooks/git`, { method: 'POST', headers: notice.headers, body: notice.body });
+  assert.equal(noticed.status, 202);
+  assert.deepEqual(await noticed.json(), { outcome: 'queued', event: 'push', repositories: ['widgets'] });
+  await until('noticed sync done', async () => (await search('widget_four')) === 1, 30_000);
 
   const anonymous = await sync(`/api/repos/${id}/sync`, {});
   assert.equal(anonymous.status, 401);

@@ -212,5 +212,18 @@ export function delivery(host: WebhookHost, o: DeliveryOptions): Delivery {
       );
       return { headers: { 'content-type': 'application/json' }, query: o.secret ? { secret: o.secret } : {}, body };
     }
+    case 'git': {
+      // As the post-receive hook of docs/configuration.md sends it: the name, and the pushed refs.
+      const body = json({ repository: o.path, refs: [{ ref: 'refs/heads/main', before: ZERO, after }] });
+      return {
+        headers: {
+          'content-type': 'application/json',
+          'x-trawl-delivery': id,
+          ...(o.secret ? { 'x-trawl-signature-256': `sha256=${hmac(o.secret, body)}` } : {}),
+        },
+        query: {},
+        body,
+      };
+    }
   }
 }

@@ -22,6 +22,7 @@ const PATHS: Record<WebhookHost, string> = {
   'bitbucket-server': 'PROJ/api',
   azuredevops: 'acme/Platform/api',
   gerrit: 'tools/api',
+  git: 'api',
 };
 
 test('each host: a delivery signed with the secret verifies; unsigned, another secret, or a body changed after signing does not', () => {
@@ -63,6 +64,8 @@ test('each host: a push names its repository, a repository change asks for a lis
     assert.deepEqual(push.paths, [path], `${host} push`);
     // The host's delivery id where it has one (Gerrit has none).
     assert.equal(push.delivery, host === 'gerrit' ? undefined : 'd-1', `${host} delivery id`);
+    // A git server's notices are pushes only.
+    if (host === 'git') continue;
     const renamed = readEvent(host, delivery(host, { path, kind: 'repository', secret: SECRET }));
     assert.equal(renamed.kind, 'repository', `${host} repository event`);
     assert.ok(renamed.paths.includes(path), `${host} repository event names ${path}: ${renamed.paths.join()}`);
@@ -93,6 +96,8 @@ test('a verified body the host would not send is malformed: not JSON, not an obj
     ['azuredevops', {}, '{}'],
     ['gerrit', {}, '{"type":"ref-updated"}'],
     ['gitea', { 'x-gitea-event': 'push' }, '"a string"'],
+    ['git', {}, '{}'],
+    ['git', {}, '{"repositories": ["a", 3]}'],
   ];
   for (const [host, headers, body] of bad) {
     assert.throws(() => readEvent(host, { headers, query: {}, body: Buffer.from(body) }), MalformedDelivery, `${host} ${body}`);

@@ -16,6 +16,7 @@ const LABELS: Record<WebhookHost, string> = {
   'bitbucket-server': 'Bitbucket Server and Data Center',
   azuredevops: 'Azure DevOps',
   gerrit: "Gerrit's webhooks plugin",
+  git: "a plain git server's (a post-receive hook's)",
 };
 
 export function webhookRoutes(s: Services): Route[] {
