@@ -59,6 +59,7 @@ export const ENTRIES = [
   'daemon/runtime/spawner-child.ts',
   'bench/suite/command.ts',
   'bench/suite/history-bench.ts',
+  'bench/suite/webhook-bench.ts',
   'bench/suite/index-child.ts',
   'bench/suite/stream-child.ts',
   'bench/suite/stopwatch-child.ts',

@@ -1,4 +1,4 @@
-// `trawl bench run`, `trawl bench compare` and `trawl bench history` (bench/README.md): the benchmark suite
+// `trawl bench run`, `trawl bench compare`, `trawl bench history` and `trawl bench webhooks` (bench/README.md): the benchmark suite
 // operators run on every release. Progress goes to stderr, the report to stdout.
 
 import { writeFileSync } from 'node:fs';
@@ -191,5 +191,12 @@ export async function benchCommand(argv: string[]): Promise<number> {
     const m = (await import(runnableModule('bench/suite/history-bench.ts').href)) as { historyBench: (argv: string[]) => Promise<number> };
     return m.historyBench(rest);
   }
-  throw new UsageError(sub === undefined ? 'bench needs a subcommand: run, compare or history' : `unknown bench subcommand "${sub}" (run, compare, history)`);
+  // Push webhooks on many repositories (webhook-bench.ts).
+  if (sub === 'webhooks') {
+    const m = (await import(runnableModule('bench/suite/webhook-bench.ts').href)) as { webhookBench: (argv: string[]) => Promise<number> };
+    return m.webhookBench(rest);
+  }
+  throw new UsageError(
+    sub === undefined ? 'bench needs a subcommand: run, compare, history or webhooks' : `unknown bench subcommand "${sub}" (run, compare, history, webhooks)`,
+  );
 }
