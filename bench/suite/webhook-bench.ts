@@ -83,7 +83,20 @@ function notice(repo: string, secret: string | undefined): { body: Buffer; heade
   return { body, headers: secret === undefined ? {} : { 'x-trawl-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } };
 }
 
-export async function webhookBench(argv: string[]): Promise<number> {
+interface Options {
+  count: number;
+  changedCount: number;
+  pushes: number;
+  flood: number;
+  floodSeconds: number;
+  queries: number;
+  seed: number;
+  tree?: string;
+  cacheDir: string;
+  out?: string;
+}
+
+function options(argv: string[]): Options {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -107,233 +120,270 @@ export async function webhookBench(argv: string[]): Promise<number> {
     return n;
   };
   const count = int('repos', 2);
-  const changedCount = Math.min(int('changed', 1), count);
-  const pushes = int('pushes', 1);
-  const flood = int('flood', 0);
-  const floodSeconds = int('flood-seconds', 1);
-  const queries = int('queries', 10);
-  const seed = int('seed', 0);
-  const root = INSTALL_ROOT;
-  const log = (s: string) => process.stderr.write(`${s}\n`);
-  const secret = randomUUID() + randomUUID();
-  process.env[SECRET_ENV] = secret;
+  return {
+    count,
+    changedCount: Math.min(int('changed', 1), count),
+    pushes: int('pushes', 1),
+    flood: int('flood', 0),
+    floodSeconds: int('flood-seconds', 1),
+    queries: int('queries', 10),
+    seed: int('seed', 0),
+    ...(values.tree === undefined ? {} : { tree: resolve(values.tree) }),
+    cacheDir: resolve(values.cache ?? join(tmpdir(), 'trawl-bench-many')),
+    ...(values.out === undefined ? {} : { out: resolve(values.out) }),
+  };
+}
 
-  // 1. The corpus, its view, the index, the daemon.
-  const tree = values.tree === undefined ? undefined : resolve(values.tree);
-  const spec = tree === undefined ? ({ kind: 'tiny', count } as const) : ({ kind: 'cut', count } as const);
-  const cacheDir = resolve(values.cache ?? join(tmpdir(), 'trawl-bench-many'));
-  const dir = join(cacheDir, manyCorpusName(spec, tree ?? '', tree ?? ''));
-  const { made } = await ensureManyCorpus(spec, tree ?? '', dir);
-  const work = mkdtempSync(join(tmpdir(), 'trawl-bench-webhooks-'));
-  try {
-    const reposDir = join(work, 'repos');
-    mkdirSync(reposDir, { recursive: true });
-    const paths = repoDirs(made);
-    const names = paths.map((p) => basename(p));
-    const random = seededRandom(seed);
-    const changed = new Set(drawSets(names, { changed: { count: changedCount } }, seed).changed);
-    for (const [i, p] of paths.entries()) {
-      if (changed.has(names[i]!)) cpSync(p, join(reposDir, names[i]!), { recursive: true, verbatimSymlinks: true });
-      else symlinkSync(p, join(reposDir, names[i]!), 'dir');
-    }
-    const config = join(work, 'trawl.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        settings: { anonymousAccess: true, symbols: false },
-        connections: { c: { type: 'git', url: `${reposDir}/*`, webhookSecret: { env: SECRET_ENV } } },
-      }),
-    );
-    const dataDir = join(work, 'data');
-    log(`webhooks: ${names.length} repositories (${changedCount} get commits), ${made.files} files`);
-    const synced = runTimed(
-      process.execPath,
-      [join(root, 'bin', 'trawl.js'), 'sync', '--config', config, '--data-dir', dataDir],
-      childEnv(),
-      join(work, 'sync.rss'),
-    );
-    log(`webhooks: trawl sync ${synced.seconds.toFixed(1)} s`);
-    const cwd = join(work, 'serve');
-    mkdirSync(cwd, { recursive: true });
-    const ready = await serveUntilReady({ root, dataDir, config, cwd });
-    const url = ready.server.url;
-    const pid = ready.server.child.pid;
-    const notices = agentOf(16);
-    const searches = agentOf(1);
-    const hook = new URL('/api/webhooks/git', url);
-    const searchUrl = new URL('/api/search', url);
-    const search = async (query: string): Promise<{ ms: number; found: boolean }> => {
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+/** The corpus, its view in `work` (the changed repositories copied, the rest linked) and its configuration. */
+async function setUp(o: Options, work: string) {
+  const spec = o.tree === undefined ? ({ kind: 'tiny', count: o.count } as const) : ({ kind: 'cut', count: o.count } as const);
+  const { made } = await ensureManyCorpus(spec, o.tree ?? '', join(o.cacheDir, manyCorpusName(spec, o.tree ?? '', o.tree ?? '')));
+  const reposDir = join(work, 'repos');
+  mkdirSync(reposDir, { recursive: true });
+  const paths = repoDirs(made);
+  const names = paths.map((p) => basename(p));
+  const changed = [...drawSets(names, { changed: { count: o.changedCount } }, o.seed).changed].sort();
+  for (const [i, p] of paths.entries()) {
+    if (changed.includes(names[i]!)) cpSync(p, join(reposDir, names[i]!), { recursive: true, verbatimSymlinks: true });
+    else symlinkSync(p, join(reposDir, names[i]!), 'dir');
+  }
+  const config = join(work, 'trawl.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      settings: { anonymousAccess: true, symbols: false },
+      connections: { c: { type: 'git', url: `${reposDir}/*`, webhookSecret: { env: SECRET_ENV } } },
+    }),
+  );
+  return { spec, made, reposDir, names, changed, config, dataDir: join(work, 'data') };
+}
+
+/** The daemon as the phases use it: its pid, a search (timed; whether it found anything), a notice sent. */
+interface Target {
+  pid: number | undefined;
+  secret: string;
+  search(query: string): Promise<{ ms: number; found: boolean }>;
+  send(body: Buffer | string, headers: Record<string, string>, agent?: http.Agent): Promise<Sent>;
+}
+
+function target(url: string, pid: number | undefined, secret: string): Target {
+  const notices = agentOf(16);
+  const searches = agentOf(1);
+  const hook = new URL('/api/webhooks/git', url);
+  const searchUrl = new URL('/api/search', url);
+  return {
+    pid,
+    secret,
+    async search(query) {
       const t = performance.now();
       const a = await request(searches, searchUrl, JSON.stringify({ query, matches: 100, isCaseSensitivityEnabled: true }), {});
       const ms = performance.now() - t;
       if (a.status !== 200) throw new Error(`search ${query}: ${a.status} ${a.text.slice(0, 300)}`);
       return { ms, found: (JSON.parse(a.text) as { stats: { actualMatchCount: number } }).stats.actualMatchCount > 0 };
-    };
+    },
+    send: (body, headers, agent = notices) => request(agent, hook, body, headers),
+  };
+}
+
+/** Searches `token` every `everyMs` until found; throws past `maxMs`. */
+async function untilFound(t: Target, token: string, everyMs: number, maxMs: number, what: string): Promise<void> {
+  const started = performance.now();
+  while (!(await t.search(token)).found) {
+    if (performance.now() - started > maxMs) throw new Error(`${what}: ${token} not searchable after ${maxMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** 3. One-line pushes, each timed from its notice to searchable. */
+async function pushPhase(t: Target, reposDir: string, changed: readonly string[], pushes: number, random: () => number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let k = 0; k < pushes; k++) {
+    const repo = changed[k % changed.length]!;
+    const token = `trawl_hook_${Math.floor(random() * 2 ** 32).toString(16)}`;
+    commitOneLine(join(reposDir, repo), token);
+    const n = notice(repo, t.secret);
+    const started = performance.now();
+    const a = await t.send(n.body, n.headers);
+    if (a.status !== 202) throw new Error(`notice for ${repo}: ${a.status} ${a.text}`);
+    await untilFound(t, token, POLL_MS, 60_000, `push to ${repo}`);
+    ms.push(performance.now() - started);
+  }
+  return ms;
+}
+
+/** 4. 100 of each kind of bad notice: how many were refused, and whether an index moved meanwhile. */
+async function refusalPhase(t: Target, dataDir: string, repo: string) {
+  const generations = () =>
+    readAllManifests(dataDir)
+      .map((m) => `${m.repoId}:${m.generation}`)
+      .join();
+  const accepted = notice(repo, t.secret);
+  const signed = (body: Buffer) => ({ 'x-trawl-signature-256': `sha256=${createHmac('sha256', t.secret).update(body).digest('hex')}` });
+  const bad: Array<[string, () => Promise<Sent>, (s: Sent) => boolean]> = [
+    ['forged', () => (({ body, headers }) => t.send(body, headers))(notice(repo, `${t.secret}x`)), (s) => s.status === 401],
+    ['unsigned', () => t.send(notice(repo, undefined).body, {}), (s) => s.status === 401],
+    // Its own connection each time: the server closes it after a 413, the rest of the body
+    // unread, and the answer or the closing is what comes back (refused either way).
+    [
+      'oversized',
+      () => t.send(Buffer.alloc(2 * 1024 * 1024, 32), {}, agentOf(1)).catch(() => ({ status: 0, text: 'closed' })),
+      (s) => s.status === 413 || s.text === 'closed',
+    ],
+    ['malformed', () => t.send(Buffer.from('{"repository": 7'), signed(Buffer.from('{"repository": 7'))), (s) => s.status === 400],
+    ['replayed', () => t.send(accepted.body, accepted.headers), (s) => s.status === 200 && s.text.includes('"replayed"')],
+  ];
+  await t.send(accepted.body, accepted.headers);
+  await new Promise((r) => setTimeout(r, 1500));
+  const settled = generations();
+  const refused: Record<string, { sent: number; refused: number }> = {};
+  for (const [kind, send, ok] of bad) {
+    refused[kind] = { sent: 0, refused: 0 };
+    for (let i = 0; i < 100; i++) {
+      const s = await send();
+      refused[kind].sent++;
+      if (ok(s)) refused[kind].refused++;
+    }
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  return { refused, indexMoved: generations() !== settled };
+}
+
+/** 5. A commit in each changed repository, then the flood beside searches; every change searchable after. */
+async function floodPhase(t: Target, o: Options, s: Awaited<ReturnType<typeof setUp>>, floodQueries: readonly string[], random: () => number) {
+  const tokens = new Map<string, string>();
+  for (const repo of s.changed) {
+    const token = `trawl_flood_${Math.floor(random() * 2 ** 32).toString(16)}`;
+    commitOneLine(join(s.reposDir, repo), token);
+    tokens.set(repo, token);
+  }
+  const order = drawSets(s.names, { all: { count: s.names.length } }, o.seed + 1).all;
+  const rssBefore = rssOf(t.pid)?.anon ?? 0;
+  const statuses = new Map<number, number>();
+  const rss: number[] = [];
+  const sampler = setInterval(() => {
+    const r = rssOf(t.pid);
+    if (r) rss.push(r.anon);
+  }, 200);
+  const started = performance.now();
+  const count = (status: number) => void statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  const sender = (async () => {
+    const pending = new Set<Promise<void>>();
+    for (let i = 0; i < o.flood; i++) {
+      const wait = started + (i * o.floodSeconds * 1000) / o.flood - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const n = notice(order[i % order.length]!, t.secret);
+      const p = t.send(n.body, n.headers).then(
+        (a) => count(a.status),
+        () => count(0),
+      );
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+      if (pending.size >= 64) await Promise.race(pending);
+    }
+    await Promise.all(pending);
+  })();
+  const searches: number[] = [];
+  let done = false;
+  void sender.then(() => (done = true));
+  for (let q = 0; !done; q++) searches.push((await t.search(floodQueries[q % floodQueries.length]!)).ms);
+  await sender;
+  const floodMs = performance.now() - started;
+  const caughtUp = performance.now();
+  for (const [repo, token] of tokens) await untilFound(t, token, 100, 300_000, `after the flood, ${repo}`);
+  const lastMs = performance.now() - caughtUp;
+  clearInterval(sampler);
+  return { floodMs, lastMs, statuses, searches, rss, rssBefore, rssAfter: rssOf(t.pid)?.anon ?? 0 };
+}
+
+export async function webhookBench(argv: string[]): Promise<number> {
+  const o = options(argv);
+  const root = INSTALL_ROOT;
+  const secret = randomUUID() + randomUUID();
+  process.env[SECRET_ENV] = secret;
+  const work = mkdtempSync(join(tmpdir(), 'trawl-bench-webhooks-'));
+  try {
+    // 1. The corpus, its view, the index, the daemon.
+    const s = await setUp(o, work);
+    log(`webhooks: ${s.names.length} repositories (${s.changed.length} get commits), ${s.made.files} files`);
+    const trawl = [join(root, 'bin', 'trawl.js'), 'sync', '--config', s.config, '--data-dir', s.dataDir];
+    const synced = runTimed(process.execPath, trawl, childEnv(), join(work, 'sync.rss'));
+    log(`webhooks: trawl sync ${synced.seconds.toFixed(1)} s`);
+    const cwd = join(work, 'serve');
+    mkdirSync(cwd, { recursive: true });
+    const ready = await serveUntilReady({ root, dataDir: s.dataDir, config: s.config, cwd });
+    const t = target(ready.server.url, ready.server.child.pid, secret);
+    const random = seededRandom(o.seed);
     try {
       // 2. Idle latency.
-      const sets = drawSets(corpusIdentifiers(made.dir), { idle: { count: queries }, flood: { count: queries } }, seed);
+      const sets = drawSets(corpusIdentifiers(s.made.dir), { idle: { count: o.queries }, flood: { count: o.queries } }, o.seed);
       const idle: number[] = [];
-      for (const q of sets.idle) idle.push((await search(q.name)).ms);
+      for (const q of sets.idle) idle.push((await t.search(q.name)).ms);
       log(
         `webhooks: idle search p50 ${median(idle).toFixed(2)} ms, p99 ${quantile(idle, 0.99).toFixed(2)} ms (${idle.length} distinct identifiers, each once)`,
       );
-
-      // 3. Push to searchable.
-      const changedList = [...changed].sort();
-      const pushMs: number[] = [];
-      for (let k = 0; k < pushes; k++) {
-        const repo = changedList[k % changedList.length]!;
-        const token = `trawl_hook_${Math.floor(random() * 2 ** 32).toString(16)}`;
-        commitOneLine(join(reposDir, repo), token);
-        const n = notice(repo, secret);
-        const t = performance.now();
-        const a = await request(notices, hook, n.body, n.headers);
-        if (a.status !== 202) throw new Error(`notice for ${repo}: ${a.status} ${a.text}`);
-        for (;;) {
-          if ((await search(token)).found) break;
-          if (performance.now() - t > 60_000) throw new Error(`${token} not searchable 60 s after its notice`);
-          await new Promise((r) => setTimeout(r, POLL_MS));
-        }
-        pushMs.push(performance.now() - t);
-      }
-      log(`webhooks: push to searchable p50 ${median(pushMs).toFixed(0)} ms, max ${Math.max(...pushMs).toFixed(0)} ms (${pushes} pushes)`);
-
-      // 4. Refused deliveries change nothing.
-      const generations = () =>
-        readAllManifests(dataDir)
-          .map((m) => `${m.repoId}:${m.generation}`)
-          .join();
-      const before = generations();
-      const accepted = notice(changedList[0]!, secret);
-      const bad: Array<[string, () => Promise<Sent>, (s: Sent) => boolean]> = [
-        ['forged', () => (({ body, headers }) => request(notices, hook, body, headers))(notice(changedList[0]!, `${secret}x`)), (s) => s.status === 401],
-        ['unsigned', () => (({ body }) => request(notices, hook, body, {}))(notice(changedList[0]!, undefined)), (s) => s.status === 401],
-        // (Its own connection each time: the server closes it after a 413, the rest of the body unread.)
-        [
-          'oversized',
-          () => request(agentOf(1), hook, Buffer.alloc(2 * 1024 * 1024, 32), {}).catch(() => ({ status: 0, text: 'closed' })),
-          // A 413, or the connection closed before it could be read: refused either way.
-          (s) => s.status === 413 || s.text === 'closed',
-        ],
-        [
-          'malformed',
-          () => {
-            const body = Buffer.from('{"repository": 7');
-            return request(notices, hook, body, { 'x-trawl-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` });
-          },
-          (s) => s.status === 400,
-        ],
-        ['replayed', () => request(notices, hook, accepted.body, accepted.headers), (s) => s.status === 200 && s.text.includes('"replayed"')],
-      ];
-      await request(notices, hook, accepted.body, accepted.headers);
-      await new Promise((r) => setTimeout(r, 1500));
-      const settled = generations();
-      const refused: Record<string, { sent: number; refused: number }> = {};
-      for (const [kind, send, ok] of bad) {
-        refused[kind] = { sent: 0, refused: 0 };
-        for (let i = 0; i < 100; i++) {
-          const s = await send();
-          refused[kind].sent++;
-          if (ok(s)) refused[kind].refused++;
-        }
-      }
-      await new Promise((r) => setTimeout(r, 1500));
-      const indexMoved = generations() !== settled;
-      log(
-        `webhooks: refused ${Object.entries(refused)
-          .map(([k, v]) => `${k} ${v.refused}/${v.sent}`)
-          .join(', ')}; index moved: ${indexMoved ? 'YES' : 'no'}`,
+      // 3-5.
+      const pushMs = await pushPhase(t, s.reposDir, s.changed, o.pushes, random);
+      log(`webhooks: push to searchable p50 ${median(pushMs).toFixed(0)} ms, max ${Math.max(...pushMs).toFixed(0)} ms (${o.pushes} pushes)`);
+      const refusals = await refusalPhase(t, s.dataDir, s.changed[0]!);
+      const refusedText = Object.entries(refusals.refused)
+        .map(([k, v]) => `${k} ${v.refused}/${v.sent}`)
+        .join(', ');
+      log(`webhooks: refused ${refusedText}; index moved: ${refusals.indexMoved ? 'YES' : 'no'}`);
+      const f = await floodPhase(
+        t,
+        o,
+        s,
+        sets.flood.map((q) => q.name),
+        random,
       );
-      if (before === '') throw new Error('no manifest read');
-
-      // 5. The flood.
-      const tokens = new Map<string, string>();
-      for (const repo of changedList) {
-        const token = `trawl_flood_${Math.floor(random() * 2 ** 32).toString(16)}`;
-        commitOneLine(join(reposDir, repo), token);
-        tokens.set(repo, token);
-      }
-      const order = drawSets(names, { all: { count: names.length } }, seed + 1).all;
-      const rssBefore = rssOf(pid)?.anon ?? 0;
-      const statuses = new Map<number, number>();
-      const rss: number[] = [];
-      const sampler = setInterval(() => {
-        const r = rssOf(pid);
-        if (r) rss.push(r.anon);
-      }, 200);
-      const floodStarted = performance.now();
-      const sender = (async () => {
-        const pending = new Set<Promise<void>>();
-        for (let i = 0; i < flood; i++) {
-          const due = floodStarted + (i * floodSeconds * 1000) / flood;
-          const wait = due - performance.now();
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          const n = notice(order[i % order.length]!, secret);
-          const p = request(notices, hook, n.body, n.headers).then(
-            (s) => void statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1),
-            () => void statuses.set(0, (statuses.get(0) ?? 0) + 1),
-          );
-          pending.add(p);
-          void p.finally(() => pending.delete(p));
-          if (pending.size >= 64) await Promise.race(pending);
-        }
-        await Promise.all(pending);
-      })();
-      const underFlood: number[] = [];
-      let q = 0;
-      let done = false;
-      void sender.then(() => (done = true));
-      while (!done) {
-        underFlood.push((await search(sets.flood[q++ % sets.flood.length]!.name)).ms);
-      }
-      await sender;
-      const floodMs = performance.now() - floodStarted;
-      const caughtUp = performance.now();
-      for (const [repo, token] of tokens) {
-        for (;;) {
-          if ((await search(token)).found) break;
-          if (performance.now() - caughtUp > 300_000) throw new Error(`${repo}: ${token} not searchable 300 s after the flood`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
-      const lastMs = performance.now() - caughtUp;
-      clearInterval(sampler);
-      const idleRss = rssOf(pid)?.anon ?? 0;
-      const accepted202 = statuses.get(202) ?? 0;
+      const answered = [...f.statuses].map(([code, n]) => `${code}: ${n}`).join(', ');
       log(
-        `webhooks: flood of ${flood} notices in ${(floodMs / 1000).toFixed(1)} s: ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}; every changed repository searchable ${(lastMs / 1000).toFixed(1)} s after its end; search p99 ${quantile(underFlood, 0.99).toFixed(1)} ms under it (${underFlood.length} searches) vs ${quantile(idle, 0.99).toFixed(1)} ms idle; RssAnon max ${(Math.max(...rss) / 1e6).toFixed(0)} MB`,
+        `webhooks: flood of ${o.flood} notices in ${(f.floodMs / 1000).toFixed(1)} s: ${answered}; every changed repository searchable ${(f.lastMs / 1000).toFixed(1)} s after its end; search p99 ${quantile(f.searches, 0.99).toFixed(1)} ms under it (${f.searches.length} searches) vs ${quantile(idle, 0.99).toFixed(1)} ms idle; RssAnon max ${(Math.max(...f.rss) / 1e6).toFixed(0)} MB`,
       );
-
-      const result = {
+      const result: Result = {
         kind: 'webhooks',
         environment: environment(root),
         date: new Date().toISOString(),
-        corpus: { kind: spec.kind, repositories: names.length, files: made.files, bytes: made.bytes, changed: changedCount, ...(tree ? { tree } : {}) },
+        corpus: {
+          kind: s.spec.kind,
+          repositories: s.names.length,
+          files: s.made.files,
+          bytes: s.made.bytes,
+          changed: s.changed.length,
+          ...(o.tree ? { tree: o.tree } : {}),
+        },
         syncSeconds: ms2(synced.seconds),
         idle: { searches: idle.length, p50: ms2(median(idle)), p99: ms2(quantile(idle, 0.99)) },
-        pushToSearchable: { pushes, p50: ms2(median(pushMs)), p90: ms2(quantile(pushMs, 0.9)), max: ms2(Math.max(...pushMs)), samplesMs: pushMs.map(ms2) },
-        refused: { ...refused, indexMoved },
+        pushToSearchable: {
+          pushes: o.pushes,
+          p50: ms2(median(pushMs)),
+          p90: ms2(quantile(pushMs, 0.9)),
+          max: ms2(Math.max(...pushMs)),
+          samplesMs: pushMs.map(ms2),
+        },
+        refused: { ...refusals.refused, indexMoved: refusals.indexMoved },
         flood: {
-          notices: flood,
-          seconds: ms2(floodMs / 1000),
-          statuses: Object.fromEntries(statuses),
-          accepted: accepted202,
-          changedSearchableSecondsAfter: ms2(lastMs / 1000),
-          searches: underFlood.length,
-          p50: ms2(median(underFlood)),
-          p99: ms2(quantile(underFlood, 0.99)),
-          p99VsIdle: ms2(quantile(underFlood, 0.99) / quantile(idle, 0.99)),
-          rssAnonBeforeBytes: rssBefore,
-          rssAnonMaxBytes: Math.max(...rss),
-          rssAnonAfterBytes: idleRss,
+          notices: o.flood,
+          seconds: ms2(f.floodMs / 1000),
+          statuses: Object.fromEntries(f.statuses),
+          accepted: f.statuses.get(202) ?? 0,
+          changedSearchableSecondsAfter: ms2(f.lastMs / 1000),
+          searches: f.searches.length,
+          p50: ms2(median(f.searches)),
+          p99: ms2(quantile(f.searches, 0.99)),
+          p99VsIdle: ms2(quantile(f.searches, 0.99) / quantile(idle, 0.99)),
+          rssAnonBeforeBytes: f.rssBefore,
+          rssAnonMaxBytes: Math.max(...f.rss),
+          rssAnonAfterBytes: f.rssAfter,
         },
       };
-      if (values.out !== undefined) {
-        const out = resolve(values.out);
-        mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(`${out}.json`, `${JSON.stringify(result, null, 2)}\n`);
-        writeFileSync(`${out}.md`, markdown(result));
-        log(`webhooks: wrote ${out}.json and ${out}.md`);
+      if (o.out !== undefined) {
+        mkdirSync(dirname(o.out), { recursive: true });
+        writeFileSync(`${o.out}.json`, `${JSON.stringify(result, null, 2)}\n`);
+        writeFileSync(`${o.out}.md`, markdown(result));
+        log(`webhooks: wrote ${o.out}.json and ${o.out}.md`);
       }
       return 0;
     } finally {
@@ -345,12 +395,14 @@ export async function webhookBench(argv: string[]): Promise<number> {
 }
 
 type Result = {
+  kind: 'webhooks';
   environment: ReturnType<typeof environment>;
-  corpus: { kind: string; repositories: number; files: number; changed: number };
+  date: string;
+  corpus: { kind: string; repositories: number; files: number; bytes: number; changed: number; tree?: string };
   syncSeconds: number;
   idle: { searches: number; p50: number; p99: number };
-  pushToSearchable: { pushes: number; p50: number; p90: number; max: number };
-  refused: Record<string, unknown> & { indexMoved: boolean };
+  pushToSearchable: { pushes: number; p50: number; p90: number; max: number; samplesMs: number[] };
+  refused: Record<string, { sent: number; refused: number } | boolean> & { indexMoved: boolean };
   flood: {
     notices: number;
     seconds: number;
@@ -358,6 +410,7 @@ type Result = {
     statuses: Record<string, number>;
     changedSearchableSecondsAfter: number;
     searches: number;
+    p50: number;
     p99: number;
     p99VsIdle: number;
     rssAnonBeforeBytes: number;
