@@ -61,7 +61,7 @@ export class RepoSyncQueue {
   #timer: NodeJS.Timeout | undefined;
   #batch: Promise<void> | undefined;
   #stopped = false;
-  /** Requests taken, batches run, repositories synced: for the metrics and the tests. */
+  /** Requests taken, batches run, repositories synced (what the coalescing saved: the tests read it). */
   readonly counts = { requests: 0, batches: 0, synced: 0 };
 
   constructor(options: RepoQueueOptions) {

@@ -40,7 +40,8 @@ export function readEvent(host: WebhookHost, d: Received): HostEvent {
     case 'gitlab':
       return gitlab(h['x-gitlab-event'] ?? '', body, h['idempotency-key'] ?? h['x-gitlab-event-uuid']);
     case 'gitea':
-      return gitea(h['x-gitea-event'] ?? h['x-forgejo-event'] ?? '', body, h['x-gitea-delivery'] ?? h['x-forgejo-delivery']);
+      // Gitea (and Forgejo) name their events, and the fields read here, as GitHub does.
+      return github(h['x-gitea-event'] ?? h['x-forgejo-event'] ?? '', body, h['x-gitea-delivery'] ?? h['x-forgejo-delivery']);
     case 'bitbucket-cloud':
       return bitbucketCloud(h['x-event-key'] ?? '', body, h['x-request-uuid']);
     case 'bitbucket-server':
@@ -91,6 +92,7 @@ const event = (name: string, kind: EventKind, paths: string[], delivery: string 
   ...(delivery ? { delivery } : {}),
 });
 
+/** GitHub's events; Gitea's too (it sends no ping). */
 function github(name: string, body: Json, delivery: string | undefined): HostEvent {
   switch (name) {
     case 'ping':
@@ -119,19 +121,6 @@ function gitlab(name: string, body: Json, delivery: string | undefined): HostEve
     return event(label, 'repository', paths, delivery);
   }
   return event(label, 'ignored', [], delivery);
-}
-
-function gitea(name: string, body: Json, delivery: string | undefined): HostEvent {
-  switch (name) {
-    case 'push':
-    case 'create':
-    case 'delete':
-      return event(name, 'refs', [text(body, 'repository', 'full_name')], delivery);
-    case 'repository':
-      return event(name, 'repository', [text(body, 'repository', 'full_name')], delivery);
-    default:
-      return event(name, 'ignored', [], delivery);
-  }
 }
 
 function bitbucketCloud(name: string, body: Json, delivery: string | undefined): HostEvent {
