@@ -21,9 +21,10 @@ import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
 import { askedSyncs, type RepoSyncQueue } from './sync/repo-queue.ts';
+import { startWatches, type WatchRuntime } from './watches/watch-runtime.ts';
 import { WebhookReceiver } from './webhooks/receiver.ts';
 import { SeenDeliveries } from './webhooks/seen-deliveries.ts';
-import { compoundShardSettings } from './sync/sync.ts';
+import { compoundShardSettings, type SyncEvent } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
 import { historyBeside, type HistorySearch } from './history/history-search.ts';
 import { Planner } from './search/planner.ts';
@@ -31,6 +32,7 @@ import { collectHeap } from './runtime/collect-heap.ts';
 import { IdleCollector } from './runtime/idle-collector.ts';
 import { trimHeap } from './runtime/heap-trim.ts';
 import { openConfiguredStore } from './store/open.ts';
+import { pruneExpiredRecords } from './store/expired-records.ts';
 import { ClusterNode, clusterSecret } from './cluster/node.ts';
 import { nodeIdOf } from './cluster/node-id.ts';
 import type { InternalRoute } from './cluster/internal-route.ts';
@@ -58,6 +60,7 @@ import { browseRoutes } from './http/handlers/browse.ts';
 import { historyRoutes } from './http/handlers/history.ts';
 import { repoRoutes } from './http/handlers/repos.ts';
 import { webhookRoutes } from './http/handlers/webhooks.ts';
+import { watchRoutes } from './http/handlers/watches.ts';
 import { searchRoutes } from './http/handlers/search.ts';
 import { symbolRoutes } from './http/handlers/symbols.ts';
 import { systemRoutes } from './http/handlers/system.ts';
@@ -161,6 +164,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const identity = await setUpIdentity(d, api, audit);
     const url = await startHttp(d, { index, api, identity, limiter });
     startSearchPool(d, api.services, index.view);
+    if (!d.config.cluster) api.services.watches = d.watches = startWatching(d, api.services, index.view, identity.authenticator);
     if (d.config.cluster) await joinCluster(d, { api, metrics: index.metrics, authenticator: identity.authenticator, url });
     startLocalSync(d, api.services);
     const maintenance = startMaintenance(d, [audit.authFailures, audit.webhookRefusals]);
@@ -195,6 +199,7 @@ interface Assembly {
   clusterSync?: ClusterSyncScheduler;
   scheduler?: SyncScheduler;
   repoQueue?: RepoSyncQueue;
+  watches?: WatchRuntime;
   permissions?: PermissionService;
 }
 
@@ -388,6 +393,7 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
     ...clusterRoutes(services),
     ...contextRoutes(services),
     ...webhookRoutes(services),
+    ...watchRoutes(services),
   );
   // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
   const mcp = new McpSessions({
@@ -560,16 +566,11 @@ async function readinessOf(d: Assembly, view: IndexView, asked: { owner: boolean
 
 /** The searcher's worker threads, started once the public address is known (results carry it), and the planner's. */
 function startSearchPool(d: Assembly, services: Services, view: IndexView): void {
-  const { options, settings } = d;
-  const searcher = new Searcher({
-    dataDir: options.dataDir,
-    workers: options.workers,
-    baseUrl: services.baseUrl,
-    maxWholeBytes: settings.http.maxSourceBytes,
-    view,
-  });
+  const { dataDir, workers } = d.options;
+  const maxWholeBytes = d.settings.http.maxSourceBytes;
+  const searcher = new Searcher({ dataDir, workers, baseUrl: services.baseUrl, maxWholeBytes, view });
   d.searcher = searcher;
-  services.searcher = d.history = historyBeside(searcher, { dataDir: options.dataDir, baseUrl: services.baseUrl, maxWholeBytes: settings.http.maxSourceBytes });
+  services.searcher = d.history = historyBeside(searcher, { dataDir, baseUrl: services.baseUrl, maxWholeBytes });
   searcher.warm();
   d.planner.warm();
 }
@@ -655,6 +656,23 @@ function openClusterSync(d: Assembly, n: ClusterNode): Promise<ClusterSyncSchedu
   });
 }
 
+/** Watches, alone: checked after each change of the index, as their owners (the authenticator says what a member sees). */
+function startWatching(d: Assembly, services: Services, view: IndexView, authenticator: Authenticator): WatchRuntime {
+  return startWatches({
+    store: d.store,
+    search: (req, options) => services.searcher.search(req, options),
+    index: view,
+    owner: async (userId) => authenticator.memberSees?.(userId),
+    visibility: async (repoId) => services.catalog.recordOf(repoId)?.visibility ?? (await d.store.getRepo(repoId))?.visibility,
+    scope: (userId, canSee, named) => services.contexts.searchFilter({ kind: 'apiKey', userId, canSee }, { named, useDefault: false }),
+    secret: () => services.secret!,
+    settings: () => d.settings.watches,
+    userAgent: `trawl/${VERSION}`,
+    ...(services.metrics ? { observe: services.metrics.watches } : {}),
+    log: d.logger,
+  });
+}
+
 /** Alone, when the configuration has connections, the sync scheduler (in a cluster the cluster's sync builds: a node's own would build everything here); and the permission schedule. */
 function startLocalSync(d: Assembly, services: Services): void {
   const { config, options } = d;
@@ -666,7 +684,8 @@ function startLocalSync(d: Assembly, services: Services): void {
   // A sync pass that found new private repositories is followed by their permissions.
   const onPass = () => void permissions.scheduler.runNow().catch(() => {});
   // (The daemon's environment, where its options give one, is where the hosts' tokens are read.)
-  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger, ...(options.env ? { hostOptions: { env: options.env } } : {}) };
+  const onEvent = (e: SyncEvent) => void (e.type === 'repo-done' && e.outcome !== 'unchanged' && d.watches?.changed());
+  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger, onEvent, ...(options.env ? { hostOptions: { env: options.env } } : {}) };
   const scheduler = (d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) }));
   scheduler.start();
   // Repositories asked for between the passes (by id, by webhooks); compound shards tidied once none waits.
@@ -693,13 +712,10 @@ function startMaintenance(d: Assembly, failures: AuthFailures[]): NodeJS.Timeout
 
 /**
  * One maintenance round. Without a scheduler, files retired by `trawl index` runs are
- * still collected. Expired OAuth codes and tokens, and browser sessions that expired or
- * ended, go once an hour (a day after they could last be used: a late reuse is still
- * recognised as one meanwhile; single sign-on flows an hour after their cookies expired,
- * when they cannot come back), and so do audit events older than retentionDays. Clients
- * registered but never used go every round, UNUSED_CLIENT_TTL_MS after registration, so a
- * flood of registrations drains by itself (oauth/clients.ts). Failed authentications
- * whose minute has passed are recorded.
+ * still collected. What expired in the store goes once an hour (store/expired-records.ts).
+ * Clients registered but never used go every round, UNUSED_CLIENT_TTL_MS after
+ * registration, so a flood of registrations drains by itself (oauth/clients.ts). Failed
+ * authentications whose minute has passed are recorded.
  */
 function maintenanceRound(d: Assembly, failures: AuthFailures[]): () => Promise<void> {
   const { store, logger } = d;
@@ -720,24 +736,7 @@ function maintenanceRound(d: Assembly, failures: AuthFailures[]): () => Promise<
     }
     if (t - lastOAuthPrune >= 3_600_000) {
       lastOAuthPrune = t;
-      try {
-        await store.oauth.prune(new Date(t - 86_400_000).toISOString());
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'pruning expired OAuth codes and tokens failed');
-      }
-      try {
-        await store.pruneSessions(new Date(t - 86_400_000).toISOString());
-        await store.pruneSignInFlows(new Date(t - 3_600_000).toISOString());
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'pruning ended browser sessions and single sign-on flows failed');
-      }
-      const retentionDays = d.settings.audit.retentionDays;
-      try {
-        const gone = await store.audit.prune(new Date(t - retentionDays * 86_400_000).toISOString());
-        if (gone > 0) logger.info({ events: gone, retentionDays }, 'removed audit events older than the retention');
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'pruning old audit events failed');
-      }
+      await pruneExpiredRecords(store, t, d.settings.audit.retentionDays, logger);
     }
     for (const f of failures) f.flush();
   };
@@ -779,6 +778,7 @@ async function shutDown(
   await api.mcp.closeAll();
   await d.repoQueue?.stop();
   await d.scheduler?.stop();
+  await d.watches?.stop();
   await d.permissions?.scheduler.stop();
   await Promise.all([d.searcher!.close(), d.history?.close()]);
   await d.planner.close();

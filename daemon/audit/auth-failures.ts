@@ -129,6 +129,7 @@ export function countingFailures(inner: Authenticator, failures: AuthFailures): 
   return {
     // A forwarded caller (another node authenticated it, and counted any refusal there) passes through.
     ...(inner.resume ? { resume: inner.resume.bind(inner) } : {}),
+    ...(inner.memberSees ? { memberSees: inner.memberSees.bind(inner) } : {}),
     async authenticate(credentials: Credentials) {
       try {
         return await inner.authenticate(credentials);

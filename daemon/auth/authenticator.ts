@@ -205,6 +205,12 @@ export class StoreAuthenticator implements Authenticator {
     return { kind: ref.kind, userId, role: user.role, tokenId, ...(ref.kind === 'browserSession' ? {} : limitOf(user)), canSee };
   }
 
+  async memberSees(userId: string): Promise<Identity['canSee'] | undefined> {
+    const user = await this.options.store.getUser(userId);
+    if (!user || user.suspendedAt !== undefined) return undefined;
+    return this.userSees(user);
+  }
+
   /** What a user may see (permissions.ts; without permissions, every repository); a scoped token narrows it further. */
   private async userSees(user: UserRecord): Promise<Identity['canSee']> {
     return (await this.options.permissions?.canSeeFor(user)) ?? EVERY_REPOSITORY;

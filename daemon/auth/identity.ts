@@ -58,6 +58,12 @@ export interface Authenticator {
    * Absent: this authenticator cannot act for a forwarded caller, and refuses it.
    */
   resume?(ref: IdentityRef): Promise<Identity>;
+  /**
+   * What a member may see now, acting on their own behalf without a request (a watch's
+   * delivery); undefined when they cannot act (no such user, suspended). Absent: this
+   * authenticator acts for no member without a credential.
+   */
+  memberSees?(userId: string): Promise<Identity['canSee'] | undefined>;
 }
 
 /**

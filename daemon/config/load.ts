@@ -70,6 +70,15 @@ const DEFAULT_SETTINGS: Settings = {
   rateLimit: { requestsPerDay: 10000, store: 'embedded' },
   oauth: { grantLifetimeDays: 90 },
   audit: { retentionDays: 180 },
+  watches: {
+    maxPerUser: 100,
+    maxMatches: 10_000,
+    deliveryAttempts: 10,
+    retryBaseMs: 1000,
+    retryMaxMs: 600_000,
+    allowPrivateUrls: false,
+    eventRetentionDays: 7,
+  },
   search: { maxMatches: 100000, timeoutMs: 20000, maxConcurrent: 4, maxConcurrentPerCaller: 4, maxQueued: 100, maxQueuedPerCaller: 50 },
   maxFileSize: 2097152,
   historyMaxCommits: 20000,
@@ -299,11 +308,12 @@ interface FileConnection {
 }
 
 interface FileConfig {
-  settings?: Partial<Omit<Settings, 'rateLimit' | 'audit' | 'search' | 'http' | 'metrics' | 'oauth'>> & {
+  settings?: Partial<Omit<Settings, 'rateLimit' | 'audit' | 'search' | 'http' | 'metrics' | 'oauth' | 'watches'>> & {
     metrics?: Partial<Settings['metrics']>;
     oauth?: Partial<Settings['oauth']>;
     rateLimit?: Partial<Settings['rateLimit']>;
     audit?: Partial<Settings['audit']>;
+    watches?: Partial<Settings['watches']>;
     search?: Partial<Settings['search']>;
     http?: Partial<Settings['http']>;
   };
@@ -335,6 +345,7 @@ function complete(file: FileConfig, absolutePath: string): Config {
     },
     oauth: { grantLifetimeDays: s.oauth?.grantLifetimeDays ?? d.oauth.grantLifetimeDays },
     audit: { retentionDays: s.audit?.retentionDays ?? d.audit.retentionDays },
+    watches: { ...d.watches, ...s.watches },
     search: {
       maxMatches: s.search?.maxMatches ?? d.search.maxMatches,
       timeoutMs: s.search?.timeoutMs ?? d.search.timeoutMs,

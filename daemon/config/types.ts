@@ -222,6 +222,16 @@ export interface Settings {
   };
   /** The audit log (audit/, docs/audit-log.md): events older than retentionDays are pruned by the daemon, hourly. */
   audit: { retentionDays: number };
+  /** Watches (watches/, docs/watches.md). */
+  watches: {
+    maxPerUser: number;
+    maxMatches: number;
+    deliveryAttempts: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    allowPrivateUrls: boolean;
+    eventRetentionDays: number;
+  };
   search: { maxMatches: number; timeoutMs: number; maxConcurrent: number; maxConcurrentPerCaller: number; maxQueued: number; maxQueuedPerCaller: number };
   maxFileSize: number;
   /** The most commits a history index holds (the newest). */

@@ -63,6 +63,8 @@ export class Metrics {
   private readonly permissionPasses: client.Histogram;
   /** Code hosts' webhook deliveries (webhooks/receiver.ts): each verified one's outcome, and each push's time to searchable. */
   readonly webhooks: { delivery(host: string, outcome: string): void; searchable(seconds: number): void };
+  /** Watches (watches/): their POSTs' outcomes, and their checks after the index changed. */
+  readonly watches: { delivery(outcome: string): void; check(report: { ms: number; events: number; searched: number }): void };
 
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
@@ -123,6 +125,28 @@ export class Metrics {
     this.webhooks = {
       delivery: (host, outcome) => deliveries.inc({ host, outcome }),
       searchable: (seconds) => searchable.observe(seconds),
+    };
+    const watchPosts = new client.Counter({
+      name: 'trawl_watch_deliveries_total',
+      help: "Attempts to POST watches' changes, by outcome (delivered, retry, dead: given up, withheld: the owner may not see it now).",
+      labelNames: ['outcome'],
+      registers,
+    });
+    const watchEvents = new client.Counter({ name: 'trawl_watch_events_total', help: "Changes of watches' matches recorded.", registers });
+    const watchSearches = new client.Counter({ name: 'trawl_watch_searches_total', help: 'Searches run to check watches after the index changed.', registers });
+    const watchChecks = new client.Histogram({
+      name: 'trawl_watch_check_seconds',
+      help: 'Checks of the watches after the index changed, by how long they took.',
+      buckets: [0.005, 0.025, 0.1, 0.5, 2, 10, 60],
+      registers,
+    });
+    this.watches = {
+      delivery: (outcome) => watchPosts.inc({ outcome }),
+      check: (r) => {
+        watchChecks.observe(r.ms / 1000);
+        watchEvents.inc(r.events);
+        watchSearches.inc(r.searched);
+      },
     };
     const { store, indexSize, brokenRepos, searchLoad } = sources;
     if (brokenRepos) {

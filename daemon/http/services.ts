@@ -9,6 +9,7 @@ import type { Planner } from '../search/planner.ts';
 import type { SearchService } from '../search/searcher.ts';
 import type { RepoRecord, Store } from '../store/store.ts';
 import type { Syncing, WebhookReceiver } from '../webhooks/receiver.ts';
+import type { WatchServices } from '../watches/watch-runtime.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Catalog } from './catalog.ts';
 import type { SearchContexts } from './contexts.ts';
@@ -54,6 +55,8 @@ export interface Services {
    * nothing (no connections, sync turned off, a cluster node).
    */
   repoSync?: RepoSync;
+  /** Watches (watches/): absent where this daemon evaluates none (a node of a cluster). */
+  watches?: WatchServices;
   /** The code hosts' webhook deliveries (webhooks/receiver.ts): absent where repoSync is. */
   webhooks?: Pick<WebhookReceiver, 'receive'>;
   /** The OpenAPI document (built from the routes and schemas). */
@@ -65,6 +68,8 @@ export interface Services {
  * the result of the first batch that starts after the call), and a listing of the
  * connections (listing, the webhooks' repository events).
  */
+export type { WatchServices };
+
 export interface RepoSync extends Syncing {
   /** Why the repository cannot be synced alone, or undefined (sync/repo-work.ts syncRefusal). */
   refusal(record: RepoRecord): Promise<string | undefined>;

@@ -429,6 +429,53 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE repos ADD COLUMN last_event_synced_at TEXT;
     `,
   },
+  {
+    id: 15,
+    name: 'watches',
+    // Saved queries whose changes are delivered, their matches, their events, and what the
+    // watches last saw of each repository (sqlite-watches.ts documents the tables).
+    up: `
+      CREATE TABLE watches (
+        id                INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id           TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name              TEXT NOT NULL,
+        query             TEXT NOT NULL,
+        is_regex          INTEGER NOT NULL,
+        case_sensitive    INTEGER NOT NULL,
+        url               TEXT,
+        salt              TEXT NOT NULL,
+        created_at        TEXT NOT NULL,
+        last_changed_at   TEXT,
+        delivered         INTEGER NOT NULL DEFAULT 0,
+        dead_letters      INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX watches_user ON watches (user_id);
+      CREATE TABLE watch_matches (
+        watch_id  INTEGER NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+        repo_id   INTEGER NOT NULL,
+        matches   TEXT NOT NULL,
+        PRIMARY KEY (watch_id, repo_id)
+      );
+      CREATE INDEX watch_matches_repo ON watch_matches (repo_id);
+      CREATE TABLE watch_events (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        watch_id         INTEGER NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+        payload          TEXT NOT NULL,
+        created_at       TEXT NOT NULL,
+        state            TEXT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  TEXT,
+        last_error       TEXT
+      );
+      CREATE INDEX watch_events_watch ON watch_events (watch_id, id);
+      CREATE INDEX watch_events_due ON watch_events (state, next_attempt_at);
+      CREATE TABLE watched_repos (
+        repo_id     INTEGER PRIMARY KEY,
+        generation  INTEGER NOT NULL,
+        refs        TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The database was written by a newer trawl (its schema version is above ours). */

@@ -341,6 +341,52 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE repos ADD COLUMN last_event_synced_at TEXT COLLATE "C";
     `,
   },
+  {
+    id: 6,
+    name: 'watches',
+    // SQLite's migration 15 (migrations.ts), in PostgreSQL's terms.
+    up: `
+      CREATE TABLE watches (
+        id                BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        user_id           TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name              TEXT NOT NULL,
+        query             TEXT NOT NULL,
+        is_regex          BOOLEAN NOT NULL,
+        case_sensitive    BOOLEAN NOT NULL,
+        url               TEXT,
+        salt              TEXT NOT NULL,
+        created_at        TEXT COLLATE "C" NOT NULL,
+        last_changed_at   TEXT COLLATE "C",
+        delivered         BIGINT NOT NULL DEFAULT 0,
+        dead_letters      BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE INDEX watches_user ON watches (user_id);
+      CREATE TABLE watch_matches (
+        watch_id  BIGINT NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+        repo_id   INTEGER NOT NULL,
+        matches   TEXT NOT NULL,
+        PRIMARY KEY (watch_id, repo_id)
+      );
+      CREATE INDEX watch_matches_repo ON watch_matches (repo_id);
+      CREATE TABLE watch_events (
+        id               BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        watch_id         BIGINT NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+        payload          TEXT NOT NULL,
+        created_at       TEXT COLLATE "C" NOT NULL,
+        state            TEXT COLLATE "C" NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  TEXT COLLATE "C",
+        last_error       TEXT
+      );
+      CREATE INDEX watch_events_watch ON watch_events (watch_id, id);
+      CREATE INDEX watch_events_due ON watch_events (state, next_attempt_at);
+      CREATE TABLE watched_repos (
+        repo_id     INTEGER PRIMARY KEY,
+        generation  INTEGER NOT NULL,
+        refs        TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -13,6 +13,7 @@
 //   pg-permissions.ts     code-host permissions and linked accounts
 //   pg-request-counts.ts  the rate limiter's counters
 //   pg-contexts.ts        search contexts and users' default contexts
+//   pg-watches.ts         watches, their matches, events and deliveries
 // This file: opening, repositories and connections, and the Store that puts them together.
 //
 // Repositories and connections across processes:
@@ -33,6 +34,7 @@ import { PgOAuth } from './pg-oauth.ts';
 import { PgAudit } from './pg-audit.ts';
 import { PgPermissions } from './pg-permissions.ts';
 import { PgRequestCounts } from './pg-request-counts.ts';
+import { PgWatches } from './pg-watches.ts';
 import { PgContexts } from './pg-contexts.ts';
 import { pgAssignments, pgPlaceholders, pgValues } from './pg-columns.ts';
 import { CONNECTION_COLUMNS, REPO_COLUMNS, columnList, connectionPatch, fromRow, merge, newRepoFields, type Row } from './records.ts';
@@ -94,6 +96,8 @@ class PgStore implements Store {
   readonly audit: PgAudit;
   readonly permissions: PgPermissions;
   readonly contexts: PgContexts;
+  /** Watches, their matches and events: pg-watches.ts. */
+  readonly watches: PgWatches;
 
   constructor(db: PgDb) {
     this.#db = db;
@@ -105,6 +109,7 @@ class PgStore implements Store {
     this.audit = new PgAudit(db);
     this.permissions = new PgPermissions(db);
     this.contexts = new PgContexts(db);
+    this.watches = new PgWatches(db);
   }
 
   atomically<T>(fn: () => Promise<T>): Promise<T> {

@@ -70,6 +70,7 @@ import { SqliteRequestCounts } from './sqlite-request-counts.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
 import { SqliteAudit } from './sqlite-audit.ts';
 import { SqlitePermissions } from './sqlite-permissions.ts';
+import { SqliteWatches } from './sqlite-watches.ts';
 import { SqliteContexts } from './sqlite-contexts.ts';
 import { migrate } from './migrations.ts';
 import { assignments, fromRow, paramList, toParams, writeReturning } from './sqlite-columns.ts';
@@ -166,6 +167,8 @@ class SqliteStore implements StoreSync {
   readonly permissions: SqlitePermissions;
   /** Search contexts and default contexts: sqlite-contexts.ts. */
   readonly contexts: SqliteContexts;
+  /** Watches, their matches and events: sqlite-watches.ts. */
+  readonly watches: SqliteWatches;
 
   constructor(db: BetterSqlite3.Database) {
     this.#db = db;
@@ -173,6 +176,7 @@ class SqliteStore implements StoreSync {
     this.audit = new SqliteAudit(db);
     this.permissions = new SqlitePermissions(db);
     this.contexts = new SqliteContexts(db);
+    this.watches = new SqliteWatches(db);
     this.#identity = new SqliteIdentity(db);
     this.#sessions = new SqliteSessions(db);
     this.#signIn = new SqliteSignIn(db);

@@ -656,6 +656,10 @@ export interface SearchContextStoreSync {
   listDefaults(): Array<{ userId: string; name: string }>;
 }
 
+import type { WatchStoreSync } from './watch-store.ts';
+
+export type { WatchedRepoState, WatchEventRecord, WatchMatch, WatchRecord, WatchStoreSync } from './watch-store.ts';
+
 export interface StoreSync extends IdentityStoreSync, SessionStoreSync, SignInStoreSync, LicenseStoreSync, SecretStoreSync, RequestCountStoreSync {
   /** The OAuth authorization server's clients, codes, grants and tokens. */
   readonly oauth: OAuthStoreSync;
@@ -665,6 +669,8 @@ export interface StoreSync extends IdentityStoreSync, SessionStoreSync, SignInSt
   readonly permissions: PermissionStoreSync;
   /** Search contexts made through the API, and users' default contexts. */
   readonly contexts: SearchContextStoreSync;
+  /** Watches, their matches, their events and deliveries. */
+  readonly watches: WatchStoreSync;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. The audit log records
@@ -710,6 +716,7 @@ export type PermissionStore = Promised<PermissionStoreSync>;
 export type LicenseStore = Promised<LicenseStoreSync>;
 export type SecretStore = Promised<SecretStoreSync>;
 export type SearchContextStore = Promised<SearchContextStoreSync>;
+export type WatchStore = Promised<WatchStoreSync>;
 
 /**
  * The store as trawl holds it: StoreSync's methods, each answering with a promise, and
@@ -717,11 +724,12 @@ export type SearchContextStore = Promised<SearchContextStoreSync>;
  * transaction; the store's other callers neither join it nor read what it has not
  * committed (a backend may make them wait until it ends: the SQLite one does).
  */
-export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit' | 'permissions' | 'contexts'>> {
+export interface Store extends Promised<Omit<StoreSync, 'atomically' | 'oauth' | 'audit' | 'permissions' | 'contexts' | 'watches'>> {
   readonly oauth: OAuthStore;
   readonly audit: AuditStore;
   readonly permissions: PermissionStore;
   readonly contexts: SearchContextStore;
+  readonly watches: WatchStore;
   /**
    * Runs `fn` as one transaction: every write of the store it makes is committed together,
    * or, when `fn` throws (or the commit fails: a full disk), none is. Calls may nest (the

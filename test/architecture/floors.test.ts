@@ -63,10 +63,12 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
     'daemon/permissions': 'orchestration: asking the code hosts who may read what, linking members to their accounts',
   },
   // Above sync/: a cluster's index jobs run its repository sync; above search/: it fans
-  // searches out. Webhooks turn a code host's deliveries into syncs of sync/.
+  // searches out. Webhooks turn a code host's deliveries into syncs of sync/. Watches search
+  // again, as their owners, what a change of the index touched.
   {
     'daemon/cluster': 'a cluster of nodes: membership, placement, replication, jobs, fan-out search',
     'daemon/webhooks': "code hosts' webhook deliveries: verified, read, turned into repository syncs",
+    'daemon/watches': 'watches: saved queries checked after each change of the index, their changes delivered',
   },
   { 'daemon/http': 'the HTTP API: server, routes, schemas, OpenAPI' },
   {

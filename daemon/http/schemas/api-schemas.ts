@@ -15,6 +15,7 @@ import { scopedTokenSchemas } from './scoped-tokens.ts';
 import { credentialSchemas } from './credentials.ts';
 import { searchSchemas } from './search.ts';
 import { sessionSchemas } from './session.ts';
+import { watchSchemas } from './watches.ts';
 
 /** Every schema of the API, with the configured bound of `matches`. */
 export function apiSchemas(config: Config): Record<string, JsonSchema> {
@@ -32,5 +33,6 @@ export function apiSchemas(config: Config): Record<string, JsonSchema> {
     ...clusterSchemas,
     ...permissionSchemas,
     ...contextSchemas,
+    ...watchSchemas,
   };
 }

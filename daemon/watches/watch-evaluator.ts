@@ -1,0 +1,289 @@
+// Evaluating watches after the index changes.
+//
+// The watches remember, per repository, the index generation and refs they last saw
+// (WatchedRepoState). A check compares them with the index now: for each repository built
+// since, the lines its change added and removed are read from git (changed-text.ts), and
+// only the watches whose terms match them (watch-filter.ts) are searched again, in that
+// repository alone, as their owner; the matches found are compared with those recorded
+// (match-set.ts), and a difference is recorded as an event (delivered by delivery.ts,
+// streamed through the feed). A repository that left the index takes its matches with it:
+// they are reported removed. When the change cannot be read (a first index, a commit git
+// no longer has), every watch is searched in that repository.
+//
+// Checks, and the creation of watches (whose baseline must be taken from the same index
+// the next check starts from), run one at a time.
+
+import type { Settings } from '../config/types.ts';
+import type { Identity } from '../auth/identity.ts';
+import { manifestRepoName, type LoadedManifest } from '../index/manifest.ts';
+import { ServiceError } from '../errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { PlannedSearch } from '../search/plan-cache.ts';
+import type { SearchOptions } from '../search/search-options.ts';
+import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import type { Store, WatchEventRecord, WatchMatch, WatchRecord, WatchedRepoState } from '../store/store.ts';
+import { changedText, type ChangedText } from './changed-text.ts';
+import { changedMatches, matchesByRepo } from './match-set.ts';
+import { changeTest, type ChangeTest } from './watch-filter.ts';
+import { watchEventBody } from './watch-event.ts';
+import type { WatchFeed } from './watch-feed.ts';
+import { newSalt } from './signature.ts';
+
+type CanSee = Identity['canSee'];
+type RepoFilter = NonNullable<SearchOptions['repoFilter']>;
+
+export interface WatchEvaluatorDeps {
+  store: Pick<Store, 'watches'>;
+  /** Runs a search (the daemon's searcher). */
+  search(req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse>;
+  plan(req: Required<SearchRequest>): PlannedSearch;
+  /** The index as it is now: its repositories' manifests, and the visibility each is served with. */
+  index: { manifests(): readonly LoadedManifest[]; visibility(m: LoadedManifest): 'public' | 'private' };
+  /** A repository's name, for a change reported after it left the index. */
+  repoName(repoId: number): Promise<string | undefined>;
+  /** What a member may see now; undefined when they cannot act (gone, suspended). */
+  owner(userId: string): Promise<CanSee | undefined>;
+  /** The repositories a query's `context:` names, as the member would search them; absent: contexts are refused. */
+  scope?(userId: string, canSee: CanSee, context: string): Promise<RepoFilter>;
+  feed: WatchFeed;
+  settings: () => Settings['watches'];
+  /** Told when an event was recorded for a watch with a url (the deliverer wakes). */
+  recorded?(event: WatchEventRecord): void;
+  now?: () => Date;
+  log?: Logger;
+}
+
+/** What one check did (the bench's and the metrics' figures). */
+export interface CheckReport {
+  /** Repositories whose index changed, and those that left it. */
+  repos: number;
+  removedRepos: number;
+  /** Watch searches run, and those the changed lines ruled out. */
+  searched: number;
+  skipped: number;
+  events: number;
+  ms: number;
+}
+
+export interface NewWatch {
+  userId: string;
+  name: string;
+  query: string;
+  isRegexEnabled: boolean;
+  isCaseSensitivityEnabled: boolean;
+  url?: string;
+}
+
+interface Planned {
+  key: string;
+  planned: PlannedSearch;
+  test: ChangeTest;
+}
+
+export class WatchEvaluator {
+  readonly #d: WatchEvaluatorDeps;
+  #turn: Promise<unknown> = Promise.resolve();
+  /** A check asked for and not started yet: later asks join it. */
+  #queued: Promise<CheckReport> | undefined;
+  readonly #plans = new Map<number, Planned>();
+  /** The last check's report. */
+  last: CheckReport | undefined;
+
+  constructor(deps: WatchEvaluatorDeps) {
+    this.#d = deps;
+  }
+
+  /** Brings every watch up to the index as it is now (after a sync, a build, a start). */
+  check(): Promise<CheckReport> {
+    if (this.#queued) return this.#queued;
+    const run = this.#serial(async () => {
+      this.#queued = undefined;
+      return this.#check();
+    });
+    this.#queued = run;
+    return run;
+  }
+
+  /**
+   * Makes a watch: its query planned (a bad query is refused as a search would refuse it),
+   * its matches now taken as its baseline (refused when more than settings.maxMatches).
+   */
+  create(input: NewWatch, canSee: CanSee): Promise<WatchRecord> {
+    const planned = this.#d.plan(requestOf(input, 1));
+    if (planned.plan.type !== undefined || planned.plan.history)
+      throw new ServiceError('FAILED_TO_PARSE_QUERY', 'a watch watches the code as indexed: type:diff, type:commit and history:yes queries cannot be watched');
+    return this.#serial(async () => {
+      await this.#check();
+      const max = this.#d.settings().maxMatches;
+      const filter = await this.#filter(input.userId, canSee, planned, () => true);
+      const res = await this.#d.search(requestOf(input, max + 1), { planned, repoFilter: filter, caller: `watch:${input.userId}` });
+      const byRepo = matchesByRepo(res);
+      let total = 0;
+      for (const list of byRepo.values()) total += list.length;
+      if (total > max || !res.isSearchExhaustive)
+        throw new ServiceError(
+          'WATCH_TOO_BROAD',
+          `the query matches ${total > max ? `more than ${max} lines` : 'more than one search could finish'} now: narrow it (settings.watches.maxMatches)`,
+        );
+      const baseline = [...byRepo].map(([repoId, matches]) => ({ repoId, matches }));
+      return this.#d.store.watches.create({ ...input, salt: newSalt() }, baseline, this.#now());
+    });
+  }
+
+  /** Settles once the check or creation under way, if any, has ended. */
+  idle(): Promise<void> {
+    return this.#turn.then(() => undefined);
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#turn.then(fn, fn);
+    this.#turn = run.catch(() => {});
+    return run;
+  }
+
+  #now(): string {
+    return (this.#d.now?.() ?? new Date()).toISOString();
+  }
+
+  async #check(): Promise<CheckReport> {
+    const started = performance.now();
+    const report: CheckReport = { repos: 0, removedRepos: 0, searched: 0, skipped: 0, events: 0, ms: 0 };
+    const { store, index } = this.#d;
+    const seen = new Map((await store.watches.repoStates()).map((s) => [s.repoId, s]));
+    const manifests = index.manifests();
+    const changed = manifests.filter((m) => seen.get(m.repoId)?.generation !== m.generation);
+    const present = new Set(manifests.map((m) => m.repoId));
+    const gone = [...seen.keys()].filter((id) => !present.has(id));
+    if (changed.length === 0 && gone.length === 0) return this.#done(report, started);
+    const watches = await store.watches.list();
+    this.#forget(watches);
+    const owners = new Map<string, Promise<CanSee | undefined>>();
+    const ownerOf = (userId: string) => {
+      let o = owners.get(userId);
+      if (!o) owners.set(userId, (o = this.#d.owner(userId)));
+      return o;
+    };
+    for (const m of changed) {
+      report.repos++;
+      const before = seen.get(m.repoId);
+      if (watches.length > 0) await this.#repoChanged(m, before, watches, ownerOf, report);
+      await store.watches.setRepoState({
+        repoId: m.repoId,
+        generation: m.generation,
+        refs: (m.refs ?? []).map((r) => ({ name: r.name, kind: r.kind, commit: r.commit })),
+      });
+    }
+    for (const repoId of gone) {
+      report.removedRepos++;
+      await this.#repoGone(repoId, watches, report);
+      await store.watches.deleteRepoState(repoId);
+    }
+    return this.#done(report, started);
+  }
+
+  #done(report: CheckReport, started: number): CheckReport {
+    report.ms = performance.now() - started;
+    this.last = report;
+    return report;
+  }
+
+  /** Plans of watches deleted or changed are dropped. */
+  #forget(watches: readonly WatchRecord[]): void {
+    const live = new Set(watches.map((w) => w.id));
+    for (const id of this.#plans.keys()) if (!live.has(id)) this.#plans.delete(id);
+  }
+
+  #planOf(w: WatchRecord): Planned | undefined {
+    const key = `${w.isRegexEnabled ? 1 : 0}${w.isCaseSensitivityEnabled ? 1 : 0}${w.query}`;
+    const known = this.#plans.get(w.id);
+    if (known?.key === key) return known;
+    try {
+      const planned = this.#d.plan(requestOf(w, this.#d.settings().maxMatches + 1));
+      const p = { key, planned, test: changeTest(planned.plan.root) };
+      this.#plans.set(w.id, p);
+      return p;
+    } catch (err) {
+      // A query this version no longer accepts: the watch waits, reported once per check.
+      this.#d.log?.warn({ watch: w.id, err: (err as Error).message }, 'a watch query can no longer be planned: it is not evaluated');
+      return undefined;
+    }
+  }
+
+  async #repoChanged(
+    m: LoadedManifest,
+    before: WatchedRepoState | undefined,
+    watches: readonly WatchRecord[],
+    ownerOf: (userId: string) => Promise<CanSee | undefined>,
+    report: CheckReport,
+  ): Promise<void> {
+    const text: ChangedText | undefined = before && m.repo?.kind === 'git' ? await changedText(m.repo.source, before.refs, m.refs ?? []) : undefined;
+    const repo = { repoId: m.repoId, visibility: this.#d.index.visibility(m) };
+    for (const w of watches) {
+      const p = this.#planOf(w);
+      if (!p) continue;
+      if (text !== undefined && !p.test(text)) {
+        report.skipped++;
+        continue;
+      }
+      const canSee = await ownerOf(w.userId);
+      // An owner who cannot act, or may not see the repository, is not searched for: what
+      // the watch recorded there stays until they may again.
+      if (canSee?.(repo) !== true) continue;
+      const filter = await this.#filter(w.userId, canSee!, p.planned, (r) => r.repoId === m.repoId);
+      report.searched++;
+      const max = this.#d.settings().maxMatches;
+      const res = await this.#d.search(requestOf(w, max + 1), { planned: p.planned, repoFilter: filter, caller: `watch:${w.userId}` });
+      const after = (matchesByRepo(res).get(m.repoId) ?? []).slice(0, max);
+      const tip = m.refs?.[0];
+      await this.#record(w, m.repoId, { id: m.repoId, name: manifestRepoName(m), ...(tip ? { commit: tip.commit } : {}) }, after, report);
+    }
+  }
+
+  async #repoGone(repoId: number, watches: readonly WatchRecord[], report: CheckReport): Promise<void> {
+    const byId = new Map(watches.map((w) => [w.id, w]));
+    for (const id of await this.#d.store.watches.watchesIn(repoId)) {
+      const w = byId.get(id);
+      if (!w) continue;
+      await this.#record(w, repoId, { id: repoId, name: (await this.#d.repoName(repoId)) ?? '' }, [], report);
+    }
+  }
+
+  /** Records the watch's matches in the repository now, and the change from before as an event. */
+  async #record(
+    w: WatchRecord,
+    repoId: number,
+    repository: { id: number; name: string; commit?: string },
+    after: WatchMatch[],
+    report: CheckReport,
+  ): Promise<void> {
+    const store = this.#d.store.watches;
+    const before = await store.matchesOf(w.id, repoId);
+    const change = changedMatches(before, after);
+    if (change.added.length === 0 && change.removed.length === 0) return;
+    await store.setMatches(w.id, repoId, after);
+    const at = this.#now();
+    const payload = JSON.stringify(watchEventBody(w, repository, change, at));
+    const id = await store.addEvent(w.id, payload, at);
+    report.events++;
+    const event: WatchEventRecord = { id, watchId: w.id, payload, createdAt: at, state: w.url === undefined ? 'none' : 'pending', attempts: 0 };
+    if (w.url !== undefined) {
+      event.nextAttemptAt = at;
+      this.#d.recorded?.(event);
+    }
+    this.#d.feed.publish(event);
+  }
+
+  /** The repositories a watch's search may read: its owner's, narrowed to its query's context and to `also`. */
+  async #filter(userId: string, canSee: CanSee, planned: PlannedSearch, also: RepoFilter): Promise<RepoFilter> {
+    const context = planned.plan.context;
+    if (context === undefined) return (r) => also(r) && canSee(r);
+    if (!this.#d.scope) throw new ServiceError('FAILED_TO_PARSE_QUERY', 'context: cannot be used in a watch here');
+    const scoped = await this.#d.scope(userId, canSee, context);
+    return (r) => also(r) && scoped(r);
+  }
+}
+
+/** A watch's search: its query, every match up to `matches`, no context lines. */
+function requestOf(w: Pick<WatchRecord, 'query' | 'isRegexEnabled' | 'isCaseSensitivityEnabled'>, matches: number): Required<SearchRequest> {
+  return { query: w.query, matches, contextLines: 0, whole: false, isRegexEnabled: w.isRegexEnabled, isCaseSensitivityEnabled: w.isCaseSensitivityEnabled };
+}

@@ -1,0 +1,130 @@
+// The watches of a daemon, assembled: the evaluator, checking after each change of the index
+// (told by the sync as each repository's build ends, and by the index's version, read every
+// POLL_MS, for changes made otherwise: `trawl index`, compound shards written after their
+// repositories), the deliverer of their POSTs, the feed of their SSE streams and tool
+// sessions, and the hourly pruning of old events.
+
+import type { Identity } from '../auth/identity.ts';
+import type { Settings } from '../config/types.ts';
+import type { LoadedManifest } from '../index/manifest.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { planSearch, type PlannedSearch } from '../search/plan-cache.ts';
+import type { SearchOptions } from '../search/search-options.ts';
+import type { SearchRequest, SearchResponse } from '../search/types.ts';
+import type { Store } from '../store/store.ts';
+import { WatchDeliverer, type DeliveryOutcome } from './delivery.ts';
+import { WatchEvaluator, type CheckReport } from './watch-evaluator.ts';
+import { WatchFeed } from './watch-feed.ts';
+
+/** How often the index's version is compared with the one the watches last checked. */
+export const POLL_MS = 250;
+const PRUNE_EVERY_MS = 3_600_000;
+
+type CanSee = Identity['canSee'];
+
+export interface WatchRuntimeDeps {
+  store: Store;
+  search(req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse>;
+  /** Default: planSearch (search/plan-cache.ts). */
+  plan?(req: Required<SearchRequest>): PlannedSearch;
+  /** The index now (its version changes with every commit), and each repository's visibility. */
+  index: { current(): { version: string; manifests: readonly LoadedManifest[] }; visibility(m: LoadedManifest): 'public' | 'private' };
+  owner(userId: string): Promise<CanSee | undefined>;
+  visibility(repoId: number): Promise<'public' | 'private' | undefined>;
+  scope?(userId: string, canSee: CanSee, context: string): Promise<NonNullable<SearchOptions['repoFilter']>>;
+  secret(): Buffer;
+  settings: () => Settings['watches'];
+  userAgent: string;
+  observe?: { delivery(outcome: DeliveryOutcome): void; check(report: CheckReport): void };
+  now?: () => Date;
+  log?: Logger;
+}
+
+/** What the watches' routes and the tool server use. */
+export interface WatchServices {
+  evaluator: WatchEvaluator;
+  feed: WatchFeed;
+  /** The installation's secret, from which each watch's signing secret is derived. */
+  secret(): Buffer;
+  /** What a member may see now; undefined when they cannot act (gone, suspended). */
+  owner(userId: string): Promise<CanSee | undefined>;
+  /** A repository's visibility now; undefined when it is not known. */
+  visibility(repoId: number): Promise<'public' | 'private' | undefined>;
+}
+
+export interface WatchRuntime extends WatchServices {
+  /** A repository's index changed: check now. */
+  changed(): void;
+  stop(): Promise<void>;
+}
+
+export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
+  const feed = new WatchFeed();
+  const deliverer = new WatchDeliverer({
+    store: d.store,
+    secret: d.secret,
+    owner: d.owner,
+    visibility: d.visibility,
+    settings: d.settings,
+    userAgent: d.userAgent,
+    ...(d.observe ? { observe: (o: DeliveryOutcome) => d.observe!.delivery(o) } : {}),
+    ...(d.now ? { now: d.now } : {}),
+    ...(d.log ? { log: d.log } : {}),
+  });
+  const evaluator = new WatchEvaluator({
+    store: d.store,
+    search: d.search,
+    plan: d.plan ?? planSearch,
+    index: { manifests: () => d.index.current().manifests, visibility: (m) => d.index.visibility(m) },
+    repoName: async (id) => (await d.store.getRepo(id))?.repoName,
+    owner: d.owner,
+    ...(d.scope ? { scope: d.scope } : {}),
+    feed,
+    settings: d.settings,
+    recorded: () => deliverer.wake(),
+    ...(d.now ? { now: d.now } : {}),
+    ...(d.log ? { log: d.log } : {}),
+  });
+  let checked = '';
+  let stopped = false;
+  const check = (): void => {
+    if (stopped) return;
+    const version = d.index.current().version;
+    checked = version;
+    void evaluator.check().then(
+      (report) => d.observe?.check(report),
+      (err: Error) => d.log?.warn({ err: err.message }, 'checking the watches failed: tried again at the next change of the index'),
+    );
+  };
+  const poll = setInterval(() => {
+    if (d.index.current().version !== checked) check();
+  }, POLL_MS);
+  poll.unref();
+  let pruned = 0;
+  const prune = setInterval(() => {
+    const t = (d.now?.() ?? new Date()).getTime();
+    if (t - pruned < PRUNE_EVERY_MS) return;
+    pruned = t;
+    void d.store.watches
+      .pruneEvents(new Date(t - d.settings().eventRetentionDays * 86_400_000).toISOString())
+      .catch((err: Error) => d.log?.warn({ err: err.message }, 'pruning old watch events failed'));
+  }, 60_000);
+  prune.unref();
+  deliverer.start();
+  check();
+  return {
+    evaluator,
+    feed,
+    secret: d.secret,
+    owner: d.owner,
+    visibility: d.visibility,
+    changed: check,
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      clearInterval(prune);
+      await deliverer.stop();
+      await evaluator.idle();
+    },
+  };
+}
