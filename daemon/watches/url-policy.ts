@@ -31,7 +31,6 @@ for (const [net, bits] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['::ffff:0:0', 96],
 ] as const)
   inside.addSubnet(net, bits, 'ipv6');
 
@@ -39,6 +38,9 @@ for (const [net, bits] of [
 export function privateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
+  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is the IPv4 address.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped !== undefined) return inside.check(mapped, 'ipv4');
   return inside.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 

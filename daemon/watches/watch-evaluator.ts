@@ -47,6 +47,11 @@ export interface WatchEvaluatorDeps {
   scope?(userId: string, canSee: CanSee, context: string): Promise<RepoFilter>;
   feed: WatchFeed;
   settings: () => Settings['watches'];
+  /**
+   * False: every watch is searched after every change of a repository, the changed lines
+   * unread (the filter's oracle in the tests). Default true.
+   */
+  filterByChange?: boolean;
   /** Told when an event was recorded for a watch with a url (the deliverer wakes). */
   recorded?(event: WatchEventRecord): void;
   now?: () => Date;
@@ -107,13 +112,17 @@ export class WatchEvaluator {
   /**
    * Makes a watch: its query planned (a bad query is refused as a search would refuse it),
    * its matches now taken as its baseline (refused when more than settings.maxMatches).
+   * The other watches are first brought up to the index, unless `checkFirst` is false (a
+   * process that is not the evaluating daemon, `trawl watches add`: two evaluators would
+   * record each change twice); the baseline is then the index now, and the daemon's next
+   * check finds this watch's matches unchanged wherever they already hold its change.
    */
-  create(input: NewWatch, canSee: CanSee): Promise<WatchRecord> {
+  create(input: NewWatch, canSee: CanSee, options: { checkFirst?: boolean } = {}): Promise<WatchRecord> {
     const planned = this.#d.plan(requestOf(input, 1));
     if (planned.plan.type !== undefined || planned.plan.history)
       throw new ServiceError('FAILED_TO_PARSE_QUERY', 'a watch watches the code as indexed: type:diff, type:commit and history:yes queries cannot be watched');
     return this.#serial(async () => {
-      await this.#check();
+      if (options.checkFirst !== false) await this.#check();
       const max = this.#d.settings().maxMatches;
       const filter = await this.#filter(input.userId, canSee, planned, () => true);
       const res = await this.#d.search(requestOf(input, max + 1), { planned, repoFilter: filter, caller: `watch:${input.userId}` });
@@ -216,7 +225,8 @@ export class WatchEvaluator {
     ownerOf: (userId: string) => Promise<CanSee | undefined>,
     report: CheckReport,
   ): Promise<void> {
-    const text: ChangedText | undefined = before && m.repo?.kind === 'git' ? await changedText(m.repo.source, before.refs, m.refs ?? []) : undefined;
+    const readable = before !== undefined && m.repo?.kind === 'git' && this.#d.filterByChange !== false;
+    const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
     const repo = { repoId: m.repoId, visibility: this.#d.index.visibility(m) };
     for (const w of watches) {
       const p = this.#planOf(w);

@@ -48,6 +48,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { permissionConformance } from './permission-conformance.ts';
+import { watchConformance } from './watch-conformance.ts';
 import type {
   AuditEventRecord,
   IndexedRef,
@@ -1693,5 +1694,6 @@ export function storeConformance(name: string, open: () => Store | Promise<Store
     );
 
     permissionConformance(storeTest);
+    watchConformance(storeTest);
   });
 }

@@ -1,0 +1,86 @@
+// The watches' parts on their own: what counts as a change of matches (match-set.ts), the
+// lines and paths read from git (changed-text.ts), the URLs a watch may POST to
+// (url-policy.ts), and the signing secret (signature.ts).
+
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { test } from 'node:test';
+import { join } from 'node:path';
+import { ServiceError } from '../../daemon/errors.ts';
+import type { WatchMatch } from '../../daemon/store/store.ts';
+import { changedText } from '../../daemon/watches/changed-text.ts';
+import { changedMatches } from '../../daemon/watches/match-set.ts';
+import { signature, watchSecret } from '../../daemon/watches/signature.ts';
+import { checkWatchUrl, privateAddress } from '../../daemon/watches/url-policy.ts';
+import { tempDir } from '../helpers/corpus.ts';
+import { TestRepo } from '../helpers/git.ts';
+
+const m = (path: string, line: number, text: string): WatchMatch => ({ path, line, text });
+
+test('changedMatches: identity is path and text (a moved line is no change); copies count; both directions', () => {
+  const table: Array<{ name: string; before: WatchMatch[]; after: WatchMatch[]; added: WatchMatch[]; removed: WatchMatch[] }> = [
+    { name: 'nothing', before: [], after: [], added: [], removed: [] },
+    { name: 'a new line', before: [], after: [m('a', 3, 'x')], added: [m('a', 3, 'x')], removed: [] },
+    { name: 'a line gone', before: [m('a', 3, 'x')], after: [], added: [], removed: [m('a', 3, 'x')] },
+    { name: 'a line moved', before: [m('a', 3, 'x')], after: [m('a', 9, 'x')], added: [], removed: [] },
+    { name: 'a second copy', before: [m('a', 3, 'x')], after: [m('a', 3, 'x'), m('a', 7, 'x')], added: [m('a', 7, 'x')], removed: [] },
+    { name: 'one copy of two gone', before: [m('a', 3, 'x'), m('a', 7, 'x')], after: [m('a', 3, 'x')], added: [], removed: [m('a', 7, 'x')] },
+    { name: 'the same text in another file', before: [m('a', 1, 'x')], after: [m('a', 1, 'x'), m('b', 1, 'x')], added: [m('b', 1, 'x')], removed: [] },
+    { name: 'a line edited', before: [m('a', 1, 'x = 1')], after: [m('a', 1, 'x = 2')], added: [m('a', 1, 'x = 2')], removed: [m('a', 1, 'x = 1')] },
+    { name: 'a file renamed', before: [m('a', 1, 'x')], after: [m('b', 1, 'x')], added: [m('b', 1, 'x')], removed: [m('a', 1, 'x')] },
+    { name: 'a file matched by name', before: [], after: [m('a', 0, '')], added: [m('a', 0, '')], removed: [] },
+  ];
+  for (const c of table) assert.deepEqual(changedMatches(c.before, c.after), { added: c.added, removed: c.removed }, c.name);
+});
+
+test('changedText: the lines added and removed, and the paths, between two commits; unknown when it cannot be read', async (t) => {
+  const dir = tempDir('changed-text');
+  t.after(() => dir.cleanup());
+  const repo = TestRepo.init(join(dir.path, 'r'));
+  const first = repo.commit({ 'a.sql': 'select 1;\n-- keep\n', 'b.txt': 'old\n' });
+  const second = repo.commit({ 'a.sql': 'select 1;\n-- keep\n-- added comment\n', 'b.txt': null, 'c/new.go': 'package c\n' });
+  const refs = (commit: string) => [{ name: 'main', kind: 'branch' as const, commit }];
+  const changed = await changedText(repo.path, refs(first), refs(second));
+  assert.ok(changed);
+  assert.deepEqual(changed.lines.toString('utf8').split('\n').sort(), ['', '-- added comment', 'old', 'package c'].sort());
+  assert.deepEqual([...changed.paths].sort(), ['a.sql', 'b.txt', 'c/new.go']);
+  assert.deepEqual(await changedText(repo.path, refs(first), refs(first)), { lines: Buffer.alloc(0), paths: [] }, 'nothing moved');
+  assert.equal(await changedText(repo.path, refs('0'.repeat(40)), refs(second)), undefined, 'a commit git does not have');
+  assert.equal(await changedText(repo.path, [], refs(second)), undefined, 'a ref added');
+  assert.equal(await changedText(repo.path, [{ name: 'dev', kind: 'branch', commit: first }], refs(second)), undefined, 'another ref');
+});
+
+test('checkWatchUrl: http(s) only, no credentials, nothing inside the network unless allowed', () => {
+  const ok = ['https://hooks.example.com/trawl', 'http://93.184.216.34:8080/x?y=1'];
+  for (const u of ok) assert.equal(checkWatchUrl(u, false).href, new URL(u).href, u);
+  const refused = [
+    'ftp://example.com/',
+    'not a url',
+    'https://user:pass@example.com/',
+    'http://localhost:8080/',
+    'http://127.0.0.1/',
+    'http://10.1.2.3/',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/',
+    'http://[fd00::1]/',
+    'http://192.168.1.1/',
+    `https://example.com/${'x'.repeat(2100)}`,
+  ];
+  for (const u of refused) {
+    assert.throws(
+      () => checkWatchUrl(u, false),
+      (e: unknown) => e instanceof ServiceError && e.errorCode === 'INVALID_REQUEST_BODY',
+      u,
+    );
+  }
+  assert.equal(checkWatchUrl('http://127.0.0.1:9/x', true).hostname, '127.0.0.1', 'allowed by the setting');
+  assert.deepEqual(['8.8.8.8', '127.0.0.1', '::ffff:127.0.0.1', '2606:4700::1', 'fe80::1'].map(privateAddress), [false, true, true, false, true]);
+});
+
+test('the signing secret is derived from the installation secret and the salt; the signature is HMAC-SHA256 of the body', () => {
+  const a = watchSecret(Buffer.from('install-a'), 'salt');
+  assert.equal(a, watchSecret(Buffer.from('install-a'), 'salt'));
+  assert.notEqual(a, watchSecret(Buffer.from('install-b'), 'salt'));
+  assert.notEqual(a, watchSecret(Buffer.from('install-a'), 'salt2'));
+  assert.equal(signature(a, '{"x":1}'), `sha256=${createHmac('sha256', a).update('{"x":1}').digest('hex')}`);
+});
