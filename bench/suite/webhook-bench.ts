@@ -16,9 +16,11 @@
 //    while other distinct identifiers are searched one after another: every notice
 //    answered 202, every changed repository searchable at its newest commit after, search
 //    p99 under the flood against idle, and the daemon's RssAnon sampled throughout.
+// Between 4 and 5, --watches watches (watch-phase.ts): pushes timed to their watch's POST,
+// and the watches' check time against the syncs'.
 //
 // Usage: trawl bench webhooks [--repos 2000] [--tree PATH] [--cache DIR] [--changed 50]
-//        [--pushes 20] [--flood 10000] [--flood-seconds 60] [--queries 200] [--seed 1]
+//        [--pushes 20] [--flood 10000] [--flood-seconds 60] [--queries 200] [--seed 1] [--watches 1000]
 //        [--out bench/results/NAME]
 
 import { createHmac, randomUUID } from 'node:crypto';
@@ -40,6 +42,7 @@ import { median, quantile } from './percentiles.ts';
 import { runTimed } from './build.ts';
 import { serveUntilReady } from './serve-ready.ts';
 import { seededRandom } from './stats.ts';
+import { watchPhase, type WatchPhaseResult } from './watch-phase.ts';
 
 const SECRET_ENV = 'TRAWL_BENCH_WEBHOOK_SECRET';
 const POLL_MS = 10;
@@ -91,6 +94,7 @@ interface Options {
   floodSeconds: number;
   queries: number;
   seed: number;
+  watches: number;
   tree?: string;
   cacheDir: string;
   out?: string;
@@ -110,6 +114,7 @@ function options(argv: string[]): Options {
       'flood-seconds': { type: 'string', default: '60' },
       queries: { type: 'string', default: '200' },
       seed: { type: 'string', default: '1' },
+      watches: { type: 'string', default: '1000' },
       out: { type: 'string' },
     },
   });
@@ -128,6 +133,7 @@ function options(argv: string[]): Options {
     floodSeconds: int('flood-seconds', 1),
     queries: int('queries', 10),
     seed: int('seed', 0),
+    watches: int('watches', 0),
     ...(values.tree === undefined ? {} : { tree: resolve(values.tree) }),
     cacheDir: resolve(values.cache ?? join(tmpdir(), 'trawl-bench-many')),
     ...(values.out === undefined ? {} : { out: resolve(values.out) }),
@@ -153,7 +159,8 @@ async function setUp(o: Options, work: string) {
   writeFileSync(
     config,
     JSON.stringify({
-      settings: { anonymousAccess: true, symbols: false },
+      // The watches POST to this process, on loopback.
+      settings: { anonymousAccess: true, symbols: false, watches: { allowPrivateUrls: true, maxPerUser: Math.max(100, o.watches) } },
       connections: { c: { type: 'git', url: `${reposDir}/*`, webhookSecret: { env: SECRET_ENV } } },
     }),
   );
@@ -331,6 +338,12 @@ export async function webhookBench(argv: string[]): Promise<number> {
         .map(([k, v]) => `${k} ${v.refused}/${v.sent}`)
         .join(', ');
       log(`webhooks: refused ${refusedText}; index moved: ${refusals.indexMoved ? 'YES' : 'no'}`);
+      const notify = async (repo: string) => {
+        const n = notice(repo, secret);
+        const a = await t.send(n.body, n.headers);
+        if (a.status !== 202) throw new Error(`notice for ${repo}: ${a.status} ${a.text}`);
+      };
+      const watches = o.watches > 0 ? await watchPhase({ url: ready.server.url, notify }, s, o, random, log) : undefined;
       const f = await floodPhase(
         t,
         o,
@@ -364,6 +377,7 @@ export async function webhookBench(argv: string[]): Promise<number> {
           samplesMs: pushMs.map(ms2),
         },
         refused: { ...refusals.refused, indexMoved: refusals.indexMoved },
+        ...(watches ? { watches } : {}),
         flood: {
           notices: o.flood,
           seconds: ms2(f.floodMs / 1000),
@@ -403,6 +417,7 @@ type Result = {
   idle: { searches: number; p50: number; p99: number };
   pushToSearchable: { pushes: number; p50: number; p90: number; max: number; samplesMs: number[] };
   refused: Record<string, { sent: number; refused: number } | boolean> & { indexMoved: boolean };
+  watches?: WatchPhaseResult;
   flood: {
     notices: number;
     seconds: number;
@@ -441,7 +456,16 @@ ${e.machine.cpuModel}, ${e.machine.cores} cores; Node ${e.node}; trawl ${e.gitCo
 | flood: every changed repository at its newest commit | ${r.flood.changedSearchableSecondsAfter} s after the flood's end | all |
 | search p99 under the flood / idle (distinct identifiers, each once) | ${r.flood.p99} ms (${r.flood.searches} searches) / ${r.idle.p99} ms: ${r.flood.p99VsIdle}× | ≤ 3× |
 | daemon RssAnon before the flood; its max during it; once every change was searchable | ${(r.flood.rssAnonBeforeBytes / 1e6).toFixed(0)} MB; ${(r.flood.rssAnonMaxBytes / 1e6).toFixed(0)} MB; ${(r.flood.rssAnonAfterBytes / 1e6).toFixed(0)} MB | bounded |
-
+${watchRows(r.watches)}
 The notices are the post-receive hook's (docs/configuration.md), sent by this process over loopback to \`POST /api/webhooks/git\` of \`trawl serve\`, signed with the connection's secret.
+`;
+}
+
+function watchRows(w: WatchPhaseResult | undefined): string {
+  if (!w) return '';
+  const p = w.pushToDelivered;
+  return `| watches made through the API | ${w.watches} in ${w.createSeconds} s | |
+| a push adding a match to its watch's POST, from the notice (${p.pushes} pushes; ${w.watches} watches) | p50 ${p.p50.toFixed(0)} ms, p90 ${p.p90.toFixed(0)} ms, max ${p.max.toFixed(0)} ms | ≤ 2 s |
+| the watches' checks against the syncs (${w.cost.pushes} syncs by \`POST /api/repos/{id}/sync?wait=true\`) | ${(w.cost.checkSeconds * 1000).toFixed(1)} ms over ${w.cost.checks} checks, ${w.cost.watchSearches} watch searches / ${w.cost.syncSeconds} s of fetches and builds: ${(w.cost.checkVsSync * 100).toFixed(2)} % | ≤ 10 % |
 `;
 }
