@@ -33,7 +33,7 @@ type CanSee = Identity['canSee'];
 type RepoFilter = NonNullable<SearchOptions['repoFilter']>;
 
 export interface WatchEvaluatorDeps {
-  store: Pick<Store, 'watches'>;
+  store: Pick<Store, 'watches' | 'atomically'>;
   /** Runs a search (the daemon's searcher). */
   search(req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse>;
   plan(req: Required<SearchRequest>): PlannedSearch;
@@ -270,10 +270,15 @@ export class WatchEvaluator {
     const before = await store.matchesOf(w.id, repoId);
     const change = changedMatches(before, after);
     if (change.added.length === 0 && change.removed.length === 0) return;
-    await store.setMatches(w.id, repoId, after);
     const at = this.#now();
     const payload = JSON.stringify(watchEventBody(w, repository, change, at));
-    const id = await store.addEvent(w.id, payload, at);
+    // Together: a crash between the two would lose the change (matches moved, no event) or
+    // report it again. The repository's state moves after every watch is recorded, so a
+    // check cut short is run again, and finds what was recorded unchanged.
+    const id = await this.#d.store.atomically(async () => {
+      await store.setMatches(w.id, repoId, after);
+      return store.addEvent(w.id, payload, at);
+    });
     report.events++;
     const event: WatchEventRecord = { id, watchId: w.id, payload, createdAt: at, state: w.url === undefined ? 'none' : 'pending', attempts: 0 };
     if (w.url !== undefined) {
