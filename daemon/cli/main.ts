@@ -35,6 +35,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help?: string }>> =
     const m = await import('./sessions-command.ts');
     return { run: (argv) => m.sessionsCommand(argv), help: m.SESSIONS_HELP };
   },
+  watches: async () => {
+    const m = await import('./watches-command.ts');
+    return { run: (argv) => m.watchesCommand(argv), help: m.WATCHES_HELP };
+  },
   license: async () => {
     const m = await import('./license-command.ts');
     return { run: m.licenseCli, help: m.LICENSE_HELP };

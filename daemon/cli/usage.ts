@@ -23,6 +23,7 @@ commands:
   users             organization members: add, list, suspend, unsuspend, limit, sign-out
   keys              API keys: create, list, revoke (with what each opened)
   sessions          the web UI's browser sessions: list, revoke
+  watches           members' watches (saved queries): list, add, events, rm
   license           the enterprise license: install, show, sign
   oauth             applications signed in with OAuth: list, revoke
   audit             the audit log: who did what with which credential
