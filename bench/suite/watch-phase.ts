@@ -107,7 +107,9 @@ export async function watchPhase(
     const made = performance.now();
     for (let i = 0; i < o.watches; i++) {
       const token = `trawl_watch_${i}_${Math.floor(random() * 2 ** 32).toString(16)}`;
-      const w = (await api(t.url, key, 'POST', '/api/watches', { name: `bench ${i}`, query: token, isCaseSensitivityEnabled: true, url: hook.url })) as { id: number };
+      const w = (await api(t.url, key, 'POST', '/api/watches', { name: `bench ${i}`, query: token, isCaseSensitivityEnabled: true, url: hook.url })) as {
+        id: number;
+      };
       tokens.push(token);
       ids.push(w.id);
     }
@@ -166,7 +168,13 @@ export async function watchPhase(
     return {
       watches: o.watches,
       createSeconds: ms2(createSeconds),
-      pushToDelivered: { pushes: o.pushes, p50: ms2(median(delivered)), p90: ms2(quantile(delivered, 0.9)), max: ms2(Math.max(...delivered)), samplesMs: delivered.map(ms2) },
+      pushToDelivered: {
+        pushes: o.pushes,
+        p50: ms2(median(delivered)),
+        p90: ms2(quantile(delivered, 0.9)),
+        max: ms2(Math.max(...delivered)),
+        samplesMs: delivered.map(ms2),
+      },
       cost,
     };
   } finally {

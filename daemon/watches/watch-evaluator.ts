@@ -227,7 +227,6 @@ export class WatchEvaluator {
   ): Promise<void> {
     const readable = before !== undefined && m.repo?.kind === 'git' && this.#d.filterByChange !== false;
     const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
-    const repo = { repoId: m.repoId, visibility: this.#d.index.visibility(m) };
     for (const w of watches) {
       const p = this.#planOf(w);
       if (!p) continue;
@@ -235,18 +234,35 @@ export class WatchEvaluator {
         report.skipped++;
         continue;
       }
-      const canSee = await ownerOf(w.userId);
-      // An owner who cannot act, or may not see the repository, is not searched for: what
-      // the watch recorded there stays until they may again.
-      if (canSee?.(repo) !== true) continue;
-      const filter = await this.#filter(w.userId, canSee!, p.planned, (r) => r.repoId === m.repoId);
-      report.searched++;
-      const max = this.#d.settings().maxMatches;
-      const res = await this.#d.search(requestOf(w, max + 1), { planned: p.planned, repoFilter: filter, caller: `watch:${w.userId}` });
-      const after = (matchesByRepo(res).get(m.repoId) ?? []).slice(0, max);
-      const tip = m.refs?.[0];
-      await this.#record(w, m.repoId, { id: m.repoId, name: manifestRepoName(m), ...(tip ? { commit: tip.commit } : {}) }, after, report);
+      try {
+        await this.#evaluate(w, p.planned, m, await ownerOf(w.userId), report);
+      } catch (err) {
+        // One watch's failure (a context it names was deleted, the watch itself was) is
+        // its own: the others are still checked.
+        this.#d.log?.warn(
+          { watch: w.id, repoId: m.repoId, err: (err as Error).message },
+          'a watch could not be checked after a change: that change is not reported',
+        );
+      }
     }
+  }
+
+  /** Searches the watch in the repository again and records what changed. */
+  async #evaluate(w: WatchRecord, planned: PlannedSearch, m: LoadedManifest, canSee: CanSee | undefined, report: CheckReport): Promise<void> {
+    const repo = { repoId: m.repoId, visibility: this.#d.index.visibility(m) };
+    // An owner who cannot act, or may not see the repository, is not searched for: what
+    // the watch recorded there stays until they may again.
+    if (canSee?.(repo) !== true) return;
+    const filter = await this.#filter(w.userId, canSee, planned, (r) => r.repoId === m.repoId);
+    report.searched++;
+    const max = this.#d.settings().maxMatches;
+    const res = await this.#d.search(requestOf(w, max + 1), { planned, repoFilter: filter, caller: `watch:${w.userId}` });
+    const after = matchesByRepo(res).get(m.repoId) ?? [];
+    // An answer that is not whole would report what it missed as removed.
+    if (after.length > max) throw new Error(`the watch matches more than settings.watches.maxMatches (${max}) lines in this repository`);
+    if (!res.isSearchExhaustive) throw new Error('its search did not finish');
+    const tip = m.refs?.[0];
+    await this.#record(w, m.repoId, { id: m.repoId, name: manifestRepoName(m), ...(tip ? { commit: tip.commit } : {}) }, after, report);
   }
 
   async #repoGone(repoId: number, watches: readonly WatchRecord[], report: CheckReport): Promise<void> {
