@@ -397,7 +397,7 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
   );
   // The tool server answers through the routes above (mcp/invoke.ts), so it is added last.
   const mcp = new McpSessions({
-    createServer: () => createToolServer(routeInvoker(routes, validators), preparer(d.logger), VERSION),
+    createServer: () => createToolServer(routeInvoker(routes, validators), preparer(d.logger), VERSION, services.watches),
     countToolCall: async (identity) => void (await parts.limiter.take(identity)),
     idleMs: MCP_SESSION_IDLE_MS,
     maxSessions: options.mcpSessions?.max ?? MCP_MAX_SESSIONS,

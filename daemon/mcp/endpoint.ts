@@ -1,5 +1,6 @@
 // The tool server's endpoint: /api/mcp, the Model Context Protocol over Streamable HTTP
-// (POST messages, GET a server-to-client event stream, DELETE the session). Authenticated
+// (POST messages, GET a server-to-client event stream: the notifications not answering a
+// request, such as a subscribed watch's changes, mcp/watch-resources.ts; DELETE the session). Authenticated
 // like every API route; not rate limited as a route: tool calls are counted one by one
 // (mcp/call.ts). The protocol itself is the SDK's (mcp/sessions.ts, mcp/bridge.ts).
 
@@ -12,7 +13,9 @@ const DESCRIPTION =
   'The Model Context Protocol (Streamable HTTP transport). Open a session with an `initialize` request ' +
   '(POST, no Mcp-Session-Id; the answer carries one), then send JSON-RPC messages with `Mcp-Session-Id`; ' +
   'DELETE ends the session. Tools: search_code, read_file, list_repos, list_tree, glob, find_symbol_definitions, ' +
-  'find_symbol_references, list_commits, get_diff, blame. Each tool call counts one request against the daily limit.';
+  'find_symbol_references, list_commits, get_diff, blame, create_watch, list_watches, get_watch_changes, delete_watch. ' +
+  'Resources: your watches, trawl://watches/{id}; resources/subscribe to one and each change is sent as ' +
+  "notifications/resources/updated on the session's GET event stream. Each tool call counts one request against the daily limit.";
 
 export function mcpRoutes(s: Services, sessions: McpSessions): Route[] {
   const route = (method: Route['method'], summary: string): Route => ({

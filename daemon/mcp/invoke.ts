@@ -10,8 +10,11 @@ import { RawJson, type Reply } from '../http/respond.ts';
 import type { Route } from '../http/route.ts';
 import type { Validators } from '../http/validate.ts';
 
-/** `METHOD /api/path` of a route that answers with JSON (not the streaming search). */
-export type RouteKey = `${'GET' | 'POST'} /api/${string}`;
+/**
+ * `METHOD /api/path` of a route that answers with JSON (not the streaming search), its
+ * path parameters as the route declares them: `GET /api/watches/{id}`.
+ */
+export type RouteKey = `${'GET' | 'POST' | 'DELETE'} /api/${string}`;
 
 export interface ToolCaller {
   identity: Identity;
@@ -28,21 +31,23 @@ export interface RouteAnswer {
   headers: Array<[string, string]>;
 }
 
-export type Invoke = (route: RouteKey, input: Record<string, unknown>, caller: ToolCaller) => Promise<RouteAnswer>;
+/** `params`: the route's path parameters (`{ id: '7' }` for `{id}`), given as the path would carry them. */
+export type Invoke = (route: RouteKey, input: Record<string, unknown>, caller: ToolCaller, params?: Record<string, string>) => Promise<RouteAnswer>;
 
 /**
  * An Invoke over the daemon's route table. `input` is the JSON body of a POST route, or the
  * query parameters of a GET route (given as values and validated, with defaults and type
- * coercion, exactly as a query string would be). Errors are the routes' ServiceErrors.
+ * coercion, exactly as a query string would be); a DELETE route takes neither. Errors are
+ * the routes' ServiceErrors.
  */
 export function routeInvoker(routes: Route[], validators: Validators): Invoke {
   const table = new Map<string, { route: Route; validate?: (v: unknown) => unknown }>();
   for (const route of routes) {
-    if (route.method === 'DELETE') continue;
+    if (route.method !== 'GET' && route.method !== 'POST' && route.method !== 'DELETE') continue;
     const validate = route.body ? validators.forBody(route.body) : route.query ? validators.forQuery(route.query) : undefined;
     table.set(`${route.method} ${route.path}`, { route, ...(validate ? { validate } : {}) });
   }
-  return async (key, input, caller) => {
+  return async (key, input, caller, params = {}) => {
     const entry = table.get(key);
     if (!entry) throw new Error(`no route ${key}`);
     const { route, validate } = entry;
@@ -63,7 +68,7 @@ export function routeInvoker(routes: Route[], validators: Validators): Invoke {
       body: route.method === 'POST' ? value : undefined,
       query: route.method === 'GET' ? value : undefined,
       rawQuery: '',
-      params: {},
+      params,
       headers: {},
       // The tool server's own request was the network one: its client is the caller.
       clientAddress: caller.clientAddress,

@@ -2,8 +2,10 @@
 // to one transport, and a transport to one session.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { WatchServices } from '../watches/watch-runtime.ts';
 import type { Invoke } from './invoke.ts';
 import { registerTools, type PrepareCall } from './tools.ts';
+import { registerWatchResources } from './watch-resources.ts';
 
 /** A session unused for this long is closed (clients reconnect with a new initialize). */
 export const MCP_SESSION_IDLE_MS = 30 * 60_000;
@@ -16,10 +18,18 @@ const INSTRUCTIONS =
   'trawl searches the code of every indexed repository. Start with search_code (the query language: ' +
   'terms are ANDed, `or`, `-term`, `repo:`, `file:`, `lang:`, `sym:`, `branch:`, `regex:"..."`), then read_file ' +
   'for context. list_repos, list_tree and glob explore; find_symbol_definitions/references follow symbols; ' +
-  'list_commits, get_diff and blame read history. Outputs are truncated with a hint saying how to get more.';
+  'list_commits, get_diff and blame read history. Outputs are truncated with a hint saying how to get more. ' +
+  'create_watch saves a query whose new and removed matches are recorded after each re-index: read them with ' +
+  'get_watch_changes, or subscribe to the resource trawl://watches/{id} to be notified of each change.';
 
-export function createToolServer(invoke: Invoke, prepare: PrepareCall, version: string): McpServer {
-  const server = new McpServer({ name: 'trawl', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  registerTools(server, invoke, prepare);
+/**
+ * `watches`: the daemon's watches (absent on a node of a cluster, which evaluates none);
+ * with them, the session's user's watches are resources it can subscribe to (watch-resources.ts).
+ */
+export function createToolServer(invoke: Invoke, prepare: PrepareCall, version: string, watches?: WatchServices): McpServer {
+  const capabilities = watches ? { tools: {}, resources: { subscribe: true, listChanged: true } } : { tools: {} };
+  const server = new McpServer({ name: 'trawl', version }, { capabilities, instructions: INSTRUCTIONS });
+  registerTools(server, invoke, prepare, { watchResources: watches !== undefined });
+  if (watches) registerWatchResources(server, invoke, prepare, watches);
   return server;
 }

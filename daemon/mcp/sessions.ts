@@ -12,7 +12,10 @@
 // (call.ts).
 //
 // Lifetime: DELETE ends a session (the transport answers it); a session idle for `idleMs`
-// is closed by a sweep. Closing the daemon closes all.
+// is closed by a sweep. An open GET event stream is use: whatever it carries (the
+// transport's keep-alive comments every `streamKeepAliveMs` among it) marks the session
+// used, so a client that only waits for notifications (a subscribed watch's changes) is
+// not closed as idle while it listens. Closing the daemon closes all.
 //
 // Caps (docs/mcp.md "Sessions": one user cannot evict everybody else's sessions): sessions
 // are counted per group, a user (anonymous callers: per client address, an IPv6 /64 as
@@ -45,6 +48,8 @@ export interface McpSessionsOptions {
   log: HttpLogger;
   /** Counts one tool call of the caller against the daily limit; throws the ServiceError (429, 503) that refuses it. */
   countToolCall?: (identity: Identity) => Promise<void>;
+  /** How often an idle GET event stream carries a keep-alive comment; default the SDK's (15 s). Below idleMs. */
+  streamKeepAliveMs?: number;
 }
 
 interface Session {
@@ -89,6 +94,7 @@ export class McpSessions {
     const session = this.sessions.get(id);
     if (!session || session.owner !== owner) return jsonRpcError(404, -32001, 'Session not found (expired, closed or unknown): initialize a new session');
     session.lastUsed = this.options.now();
+    if (request.method === 'GET') return this.inUseWhileOpen(session, await session.transport.handleRequest(request, { authInfo }));
     if (request.method !== 'POST') return session.transport.handleRequest(request, { authInfo });
     // Parsed once here, for counting, and handed on so the transport does not parse it again.
     let body: unknown;
@@ -99,6 +105,19 @@ export class McpSessions {
     }
     const refused = await this.count(body, identity);
     return refused ?? session.transport.handleRequest(request, { authInfo, parsedBody: body });
+  }
+
+  /** An event stream that marks its session used each time it carries something (the top). */
+  private inUseWhileOpen(session: Session, response: Response): Response {
+    if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
+    const touch = new TransformStream<Uint8Array, Uint8Array>({
+      transform: (chunk, controller) => {
+        session.lastUsed = this.options.now();
+        controller.enqueue(chunk);
+      },
+    });
+    // Cancelled by the client's leaving, the pipe cancels the transport's stream too (which then forgets it).
+    return new Response(response.body.pipeThrough(touch), { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
   /** Counts the body's tool calls (call.ts says why here); the refusal when one is over the limit. */
@@ -122,6 +141,7 @@ export class McpSessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
+      ...(this.options.streamKeepAliveMs !== undefined ? { keepAliveMs: this.options.streamKeepAliveMs } : {}),
       onsessioninitialized: (sessionId) => {
         // Decided here, synchronously, when the session is about to exist: concurrent opens cannot overshoot.
         if (!this.makeRoom(group)) {

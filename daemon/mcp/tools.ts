@@ -1,5 +1,6 @@
 // The tools of the tool server (MCP): read-only questions a language model asks about the
-// indexed code. Each tool is one REST request (invoke.ts: same validation, same identity,
+// indexed code, and the member's watches (watch-tools.ts: the only tools that change
+// anything). Each tool is one REST request (invoke.ts: same validation, same identity,
 // same answers), and presents the answer for a model: a compact text capped at a budget
 // that ends with how to get the rest, and structuredContent, the REST answer itself or
 // the documented slice of it that the text shows (render-*.ts say exactly which).
@@ -11,7 +12,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CONTEXT_NAME, GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { ServiceError } from '../errors.ts';
 import { browseSchemas, REF_PARAM, REPO_PARAM } from '../http/schemas/browse.ts';
-import type { JsonSchema } from '../http/schemas/common.ts';
 import { historySchemas } from '../http/schemas/history.ts';
 import { repoSchemas } from '../http/schemas/repos.ts';
 import type { CommitSummary } from '../repos/history.ts';
@@ -24,7 +24,9 @@ import type { Invoke, RouteAnswer, ToolCaller } from './invoke.ts';
 import { renderGlob, renderRepos, renderSource, renderTree, type SourceAnswer } from './render-browse.ts';
 import { renderBlame, renderCommits, renderDiff, type BlameAnswer, type DiffAnswer } from './render-history.ts';
 import { renderSearch, renderSymbols, type Rendered, type SymbolAnswer } from './render-search.ts';
+import { bound, prop } from './rest-bounds.ts';
 import { listTree } from './tree.ts';
+import { registerWatchTools } from './watch-tools.ts';
 
 /** Authenticates the caller and counts the call against its daily limit (an McpError when over it). */
 export type PrepareCall = (extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<ToolCaller>;
@@ -40,6 +42,10 @@ export const TOOL_NAMES = [
   'list_commits',
   'get_diff',
   'blame',
+  'create_watch',
+  'list_watches',
+  'get_watch_changes',
+  'delete_watch',
 ] as const;
 
 /** read_file's default and largest `limit`: a screenful of code, and what still fits the text budget at short lines. */
@@ -59,18 +65,7 @@ export const GLOB_MATCH_BUDGET = { sliceMs: 10, totalMs: 2000 };
 export const TREE_DEPTH = 2;
 export const TREE_MAX_DEPTH = 20;
 
-// Bounds are the REST schemas' own (read from them, so the two cannot drift): an argument
-// a tool accepts is one the route accepts. `matches` is the exception that cannot be read
-// here: its maximum is configured (search.maxMatches); the default configuration's is
-// used and a lower configured one is the route's INVALID_REQUEST_BODY.
-function bound(schema: JsonSchema | undefined, key: 'maxLength' | 'minimum' | 'maximum' | 'default'): number {
-  const value = schema?.[key];
-  if (typeof value !== 'number') throw new Error(`REST schema without a numeric ${key}: ${JSON.stringify(schema)}`);
-  return value;
-}
-const prop = (schemas: Record<string, JsonSchema>, name: string, field: string): JsonSchema | undefined =>
-  (schemas[name]?.properties as Record<string, JsonSchema> | undefined)?.[field];
-
+// Bounds are the REST schemas' own (rest-bounds.ts).
 const REPO_MAX = bound(REPO_PARAM, 'maxLength');
 const REF_MAX = bound(REF_PARAM, 'maxLength');
 const PATH_MAX = bound(prop(browseSchemas, 'SourceQuery', 'path'), 'maxLength');
@@ -108,14 +103,18 @@ const context = (what: string) =>
     .optional()
     .describe(`Only the repositories of this search context, by name (lower case), e.g. backend; "${GLOBAL_CONTEXT}": every repository. ${what}`);
 
-export function registerTools(server: McpServer, invoke: Invoke, prepare: PrepareCall): void {
+/**
+ * `watchResources`: the server offers the watches as resources (watch-resources.ts), whose
+ * list the watch tools tell the client has changed.
+ */
+export function registerTools(server: McpServer, invoke: Invoke, prepare: PrepareCall, options: { watchResources?: boolean } = {}): void {
   /**
    * The REST answer of `route` for `input`, as the caller. Absent arguments are left out,
    * as a JSON body or a query string leaves them out (a body field set to undefined would
    * fail the route's schema).
    */
-  const rest = (caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>): Promise<RouteAnswer> =>
-    invoke(route, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)), caller);
+  const rest = (caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>, params?: Record<string, string>): Promise<RouteAnswer> =>
+    invoke(route, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)), caller, params);
   const t: ToolKit = {
     server,
     call: (run) => async (args, extra) => {
@@ -126,6 +125,10 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
     async fileList(caller, repoName, revisionName) {
       const a = await rest(caller, 'POST /api/files', { repoName, revisionName });
       return a.body as Array<{ path: string }>;
+    },
+    watchesChanged() {
+      // Not awaited by the SDK: a failure (the session closing) is nobody's to hear.
+      if (options.watchResources && server.isConnected()) server.server.sendResourceListChanged().catch(() => {});
     },
   };
   // In the order tools/list shows them.
@@ -139,10 +142,11 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
   listCommitsTool(t);
   getDiffTool(t);
   blameTool(t);
+  registerWatchTools(t);
 }
 
 /** What each tool is registered with: the server, and the REST routes it answers through as its caller. */
-interface ToolKit {
+export interface ToolKit {
   server: McpServer;
   /**
    * A tool's callback: authenticates the caller and counts the call (PrepareCall), then
@@ -151,9 +155,12 @@ interface ToolKit {
   call<A>(
     run: (args: A, caller: ToolCaller, signal: AbortSignal) => Promise<Rendered | ArgumentError>,
   ): (args: A, extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<CallToolResult>;
-  rest(caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>): Promise<RouteAnswer>;
+  /** The REST answer of `route` for `input` (absent arguments left out), as the caller; `params`: its path parameters. */
+  rest(caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>, params?: Record<string, string>): Promise<RouteAnswer>;
   /** Every file path of a repository at a ref (POST /api/files). */
   fileList(caller: ToolCaller, repoName: string, revisionName: string | undefined): Promise<Array<{ path: string }>>;
+  /** Tells the client that the list of resources changed, when the watches are resources of this server. */
+  watchesChanged(): void;
 }
 
 function searchCodeTool(t: ToolKit): void {

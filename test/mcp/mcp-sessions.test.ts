@@ -1,7 +1,8 @@
 // Tool-server sessions (daemon/mcp/sessions.ts) on their own, with raw JSON-RPC over
 // fetch-API requests: an initialize opens a session and names it; the session answers only
 // its owner (anyone else gets the 404 of an unknown id); a request without a session is
-// refused and leaves nothing behind; DELETE, idleness and the session cap close sessions.
+// refused and leaves nothing behind; DELETE, idleness and the session cap close sessions;
+// an open GET event stream keeps its session from being closed as idle.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,7 +33,7 @@ const initialize = (id = 1) => ({
 });
 const ping = (id = 2) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
-function sessions(options: { idleMs?: number; maxSessions?: number; maxPerUser?: number; now?: () => number } = {}): McpSessions {
+function sessions(options: { idleMs?: number; maxSessions?: number; maxPerUser?: number; now?: () => number; streamKeepAliveMs?: number } = {}): McpSessions {
   return new McpSessions({
     createServer: () => new McpServer({ name: 'test', version: '0' }),
     idleMs: options.idleMs ?? 60_000,
@@ -40,6 +41,7 @@ function sessions(options: { idleMs?: number; maxSessions?: number; maxPerUser?:
     maxPerUser: options.maxPerUser ?? 100,
     now: options.now ?? Date.now,
     log: silentHttpLogger,
+    ...(options.streamKeepAliveMs !== undefined ? { streamKeepAliveMs: options.streamKeepAliveMs } : {}),
   });
 }
 
@@ -118,6 +120,41 @@ test("DELETE ends a session; idle sessions are closed; the cap closes the opener
     while (s.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     assert.equal(s.size, 0, 'the idle sessions were not swept within 10 s');
     assert.equal((await s.handle(post(ping(), d), ann)).status, 404);
+  } finally {
+    await s.closeAll();
+  }
+});
+
+test('a session listening on its GET event stream is not idle; once the stream ends, it is', async () => {
+  const s = sessions({ idleMs: 100, streamKeepAliveMs: 20 });
+  try {
+    const id = await open(s, ann);
+    const get = await s.handle(
+      new Request(URL_, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } }),
+      ann,
+    );
+    assert.equal(get.status, 200);
+    assert.match(get.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(get.headers.get('mcp-session-id'), id);
+    const reader = get.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    const reading = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (done) return;
+        received += decoder.decode(value, { stream: true });
+      }
+    })();
+    // Several sweeps (every 100 ms) pass while the stream carries keep-alives.
+    await new Promise((r) => setTimeout(r, 600));
+    assert.match(received, /: keepalive/);
+    assert.equal(s.size, 1, 'not closed as idle while its stream is open');
+    await reader.cancel();
+    await reading;
+    const deadline = Date.now() + 10_000;
+    while (s.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(s.size, 0, 'closed as idle once the stream ended');
   } finally {
     await s.closeAll();
   }

@@ -154,20 +154,42 @@ const sha = (n: number) => n.toString(16).padStart(40, '0');
 
 // ---------------------------------------------------------------- listing
 
-test('tools/list: the ten tools in order, described, read-only, with bounded inputs', async () => {
+test('tools/list: the fourteen tools in order, described, read-only but two, with bounded inputs', async () => {
   const h = await harness({});
   try {
     const { tools } = await h.client.listTools();
-    // The ten tools docs/mcp.md documents, written out: clients call them by these names.
+    // The tools docs/mcp.md documents, written out: clients call them by these names.
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['search_code', 'read_file', 'list_repos', 'list_tree', 'glob', 'find_symbol_definitions', 'find_symbol_references', 'list_commits', 'get_diff', 'blame'],
+      [
+        'search_code',
+        'read_file',
+        'list_repos',
+        'list_tree',
+        'glob',
+        'find_symbol_definitions',
+        'find_symbol_references',
+        'list_commits',
+        'get_diff',
+        'blame',
+        'create_watch',
+        'list_watches',
+        'get_watch_changes',
+        'delete_watch',
+      ],
     );
+    // Only the watches' create and delete change anything; only create_watch reaches outside (its url).
+    const changing: Record<string, { destructiveHint: boolean; openWorldHint: boolean }> = {
+      create_watch: { destructiveHint: false, openWorldHint: true },
+      delete_watch: { destructiveHint: true, openWorldHint: false },
+    };
     for (const t of tools) {
       assert.ok(t.title && t.title.length > 3, `${t.name} has a title`);
       assert.ok(t.description && t.description.length > 80, `${t.name} has a real description`);
-      assert.equal(t.annotations?.readOnlyHint, true, `${t.name} is read-only`);
-      assert.equal(t.annotations?.openWorldHint, false);
+      const changes = changing[t.name];
+      assert.equal(t.annotations?.readOnlyHint, changes === undefined, `${t.name} is read-only, or not`);
+      assert.equal(t.annotations?.openWorldHint, changes?.openWorldHint ?? false);
+      if (changes) assert.equal(t.annotations?.destructiveHint, changes.destructiveHint);
       const props = t.inputSchema.properties as Record<string, { description?: string }>;
       for (const [name, p] of Object.entries(props)) assert.ok(p.description, `${t.name}.${name} is described`);
     }
@@ -182,6 +204,8 @@ test('tools/list: the ten tools in order, described, read-only, with bounded inp
     assert.equal(props('read_file').repo!.maxLength, 1024);
     assert.equal(props('read_file').path!.maxLength, 4096);
     assert.equal(props('find_symbol_definitions').language!.maxLength, 256);
+    assert.equal(props('create_watch').name!.maxLength, 100);
+    assert.equal(props('get_watch_changes').limit!.maximum, 1000);
     // Arguments with defaults are optional; only what the REST route requires is required.
     assert.deepEqual(byName.search_code!.inputSchema.required, ['query']);
     assert.deepEqual([...(byName.read_file!.inputSchema.required ?? [])].sort(), ['path', 'repo']);
