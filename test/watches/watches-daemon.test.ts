@@ -204,4 +204,17 @@ test('watches: a pushed matching line is POSTed (signed, retried) and streamed; 
   assert.equal(await usersCommand(['unsuspend', 'alice@example.com', ...where], io), 0);
   assert.equal((await call(alice, 'DELETE', `/api/watches/${id}`)).status, 204);
   assert.equal((await call(alice, 'GET', `/api/watches/${id}`)).status, 404);
+
+  // A stream still open does not hold the shutdown for its timeout (10 s): it ends as the daemon stops.
+  const open = await fetch(`${d.url}/api/watches/${dead.json.id}/stream`, { headers: { authorization: `Bearer ${alice}` } });
+  assert.equal(open.status, 200);
+  const reading = (async () => {
+    for await (const _ of open.body!) {
+      // read until the daemon ends the stream
+    }
+  })().catch(() => {});
+  const stopping = performance.now();
+  await d.close();
+  await reading;
+  assert.ok(performance.now() - stopping < 5000, `closed in ${Math.round(performance.now() - stopping)} ms`);
 });

@@ -22,6 +22,8 @@ const BASE = { tag: 'Watches', rateLimited: false, authenticated: true } as cons
 /** Events a stream sends from before it opened (Last-Event-ID), and a list's default and most. */
 const REPLAY_MAX = 1000;
 const LIST_DEFAULT = 100;
+/** How often an open stream asks whether the daemon is shutting down. */
+const STOPPING_POLL_MS = 250;
 
 export function watchRoutes(s: Services): Route[] {
   return [
@@ -273,9 +275,17 @@ async function stream(s: Services, ctx: RouteContext, watch: WatchRecord): Promi
       await sendEvent(e);
     }
     live = true;
+    // Until the client leaves, or the daemon begins to shut down: a stream has no end of
+    // its own, and must not hold the shutdown for its whole timeout.
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) return resolve();
       ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      const stopping = setInterval(() => {
+        if (s.unavailable() === undefined) return;
+        clearInterval(stopping);
+        resolve();
+      }, STOPPING_POLL_MS);
+      ctx.signal.addEventListener('abort', () => clearInterval(stopping), { once: true });
     });
   } finally {
     stop();
