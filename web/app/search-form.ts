@@ -61,11 +61,6 @@ export function searchUrl(p: SearchParams): string {
   return `/?${u.toString()}`;
 }
 
-/** Whether the query names its context itself (then the selector's is not sent: the server would refuse two). */
-export function namesContext(query: string): boolean {
-  return /(?:^|\s)context:/.test(query);
-}
-
 export interface SearchForm {
   element: HTMLFormElement;
   input: HTMLInputElement;

@@ -13,8 +13,10 @@ import { ApiError, apiFetch, postJson } from './api.ts';
 import { clear, formatBytes, formatCount, formatNs, h } from './dom.ts';
 import { RankedList } from './ranked-list.ts';
 import { matchCount, renderResult } from './results.ts';
-import { MAX_MATCHES, namesContext, searchUrl, type SearchForm, type SearchParams } from './search-form.ts';
+import { namesContext } from './query-context.ts';
+import { MAX_MATCHES, searchUrl, type SearchForm, type SearchParams } from './search-form.ts';
 import { sseMessages } from './sse.ts';
+import { watchUrl } from './watch-link.ts';
 
 type Message =
   | { type: 'chunk'; stats: SearchStats; files: StreamedFile[] }
@@ -75,7 +77,20 @@ export class SearchPage {
   private readonly list = h('ol', { id: 'results', class: 'results', 'aria-label': 'Search results' });
   private readonly stats = h('div', { id: 'search-stats' });
   private readonly ranked = new RankedList(this.list);
-  readonly element = h('section', { class: 'search-page', 'aria-label': 'Search' }, this.status, this.notice, this.list, this.stats);
+  /** "Watch this query": the settings page's watch form, filled in with the search on screen (watch-link.ts). */
+  private readonly watch = h(
+    'a',
+    { id: 'watch-query', class: 'watch-this', href: '/settings#watches', hidden: true, title: 'Be told when lines matching this query are added or removed' },
+    'Watch this query',
+  );
+  readonly element = h(
+    'section',
+    { class: 'search-page', 'aria-label': 'Search' },
+    h('div', { class: 'search-head' }, this.status, this.watch),
+    this.notice,
+    this.list,
+    this.stats,
+  );
 
   constructor(private readonly form: SearchForm) {}
 
@@ -86,6 +101,8 @@ export class SearchPage {
     const url = searchUrl(p);
     if (push && location.pathname + location.search !== url) history.pushState(null, '', url);
     document.title = `${p.query} · trawl`;
+    this.watch.href = watchUrl(p);
+    this.watch.hidden = false;
     this.form.showError(undefined);
     this.ranked.clear();
     delete this.list.dataset.firstResultAt;
@@ -176,6 +193,8 @@ export class SearchPage {
       this.status.textContent = '';
       if (err instanceof ApiError && (err.errorCode === 'FAILED_TO_PARSE_QUERY' || err.errorCode === 'INVALID_REQUEST_BODY')) {
         this.form.showError(err.message, p.query);
+        // A query the server cannot parse cannot be watched either.
+        this.watch.hidden = true;
       } else {
         this.notice.append(
           h('p', { class: 'notice error', role: 'alert' }, err instanceof ApiError ? err.message : `The search could not be run: ${(err as Error).message}`),

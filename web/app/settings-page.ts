@@ -1,7 +1,7 @@
 // The settings page (/settings): the signed-in user's API keys (settings-api-keys.ts), their
-// default search context (settings-context.ts), their code host accounts
-// (settings-accounts.ts) and, for owners, the organization's members
-// (settings-members.ts). Settings belong to a user, so
+// default search context (settings-context.ts), their watches (settings-watches.ts, a chunk
+// loaded here), their code host accounts (settings-accounts.ts) and, for owners, the
+// organization's members (settings-members.ts). Settings belong to a user, so
 // the page waits for the session check: someone not signed in (the anonymous user has no
 // keys) is asked to sign in, and the page draws itself once they have.
 
@@ -48,7 +48,23 @@ function draw(main: HTMLElement): void {
     ),
     apiKeysSection(),
     defaultContextSection(),
+    watchesSlot(),
     linkedAccountsSection(user.id),
     ...(user.role === 'owner' ? [membersSection(user.id)] : []),
   );
+}
+
+/** The watches' section, once its chunk has loaded (the search page, which shares the entry script, never loads it). */
+function watchesSlot(): HTMLElement {
+  const slot = h(
+    'section',
+    { class: 'settings-section', id: 'watches', 'aria-labelledby': 'watches-title' },
+    h('h2', { id: 'watches-title' }, 'Watches'),
+    h('p', { class: 'status', role: 'status' }, 'Loading your watches…'),
+  );
+  import('./settings-watches.ts').then(
+    (m) => slot.replaceWith(m.watchesSection()),
+    (err: Error) => slot.append(h('p', { class: 'notice error', role: 'alert' }, `The watches could not be shown: ${err.message}`)),
+  );
+  return slot;
 }
