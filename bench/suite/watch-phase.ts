@@ -29,7 +29,17 @@ export interface WatchPhaseResult {
   watches: number;
   createSeconds: number;
   pushToDelivered: { pushes: number; p50: number; p90: number; max: number; samplesMs: number[] };
-  cost: { pushes: number; syncSeconds: number; checkSeconds: number; checkVsSync: number; watchSearches: number; checks: number };
+  cost: {
+    pushes: number;
+    syncSeconds: number;
+    checkSeconds: number;
+    checkVsSync: number;
+    watchSearches: number;
+    checks: number;
+    /** Of checkSeconds: reading the changes from git, and the watches' searches. */
+    gitSeconds: number;
+    searchSeconds: number;
+  };
 }
 
 const ms2 = (x: number) => Math.round(x * 100) / 100;
@@ -142,6 +152,8 @@ export async function watchPhase(
       sum: await metric(t.url, 'trawl_watch_check_seconds_sum'),
       count: await metric(t.url, 'trawl_watch_check_seconds_count'),
       searches: await metric(t.url, 'trawl_watch_searches_total'),
+      git: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="git"}'),
+      search: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}'),
     };
     let syncSeconds = 0;
     for (let k = 0; k < o.pushes; k++) {
@@ -161,9 +173,11 @@ export async function watchPhase(
       checkVsSync: Math.round((checkSeconds / syncSeconds) * 10_000) / 10_000,
       watchSearches: (await metric(t.url, 'trawl_watch_searches_total')) - before.searches,
       checks: (await metric(t.url, 'trawl_watch_check_seconds_count')) - before.count,
+      gitSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="git"}')) - before.git) * 10_000) / 10_000,
+      searchSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}')) - before.search) * 10_000) / 10_000,
     };
     log(
-      `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
+      `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks (git ${(cost.gitSeconds * 1000).toFixed(1)} ms, searches ${(cost.searchSeconds * 1000).toFixed(1)} ms) against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
     );
     return {
       watches: o.watches,

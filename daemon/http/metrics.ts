@@ -64,7 +64,7 @@ export class Metrics {
   /** Code hosts' webhook deliveries (webhooks/receiver.ts): each verified one's outcome, and each push's time to searchable. */
   readonly webhooks: { delivery(host: string, outcome: string): void; searchable(seconds: number): void };
   /** Watches (watches/): their POSTs' outcomes, and their checks after the index changed. */
-  readonly watches: { delivery(outcome: string): void; check(report: { ms: number; events: number; searched: number }): void };
+  readonly watches: { delivery(outcome: string): void; check(report: { ms: number; events: number; searched: number; gitMs: number; searchMs: number }): void };
 
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
@@ -134,6 +134,12 @@ export class Metrics {
     });
     const watchEvents = new client.Counter({ name: 'trawl_watch_events_total', help: "Changes of watches' matches recorded.", registers });
     const watchSearches = new client.Counter({ name: 'trawl_watch_searches_total', help: 'Searches run to check watches after the index changed.', registers });
+    const watchParts = new client.Counter({
+      name: 'trawl_watch_check_part_seconds_total',
+      help: 'Time the watches\' checks spent reading changes from git (part "git") and searching (part "search").',
+      labelNames: ['part'],
+      registers,
+    });
     const watchChecks = new client.Histogram({
       name: 'trawl_watch_check_seconds',
       help: 'Checks of the watches after the index changed, by how long they took.',
@@ -146,6 +152,8 @@ export class Metrics {
         watchChecks.observe(r.ms / 1000);
         watchEvents.inc(r.events);
         watchSearches.inc(r.searched);
+        watchParts.inc({ part: 'git' }, r.gitMs / 1000);
+        watchParts.inc({ part: 'search' }, r.searchMs / 1000);
       },
     };
     const { store, indexSize, brokenRepos, searchLoad } = sources;

@@ -30,6 +30,12 @@ import type { WatchFeed } from './watch-feed.ts';
 import { newSalt } from './signature.ts';
 
 type CanSee = Identity['canSee'];
+
+/**
+ * How long the list of watches read from the store is used: a watch made or deleted by
+ * another process (trawl watches) is seen within it; this process's own changes at once.
+ */
+export const WATCH_LIST_MS = 1000;
 type RepoFilter = NonNullable<SearchOptions['repoFilter']>;
 
 export interface WatchEvaluatorDeps {
@@ -68,6 +74,9 @@ export interface CheckReport {
   skipped: number;
   events: number;
   ms: number;
+  /** Of which: reading the changes from git, and the watches' searches. */
+  gitMs: number;
+  searchMs: number;
 }
 
 export interface NewWatch {
@@ -91,6 +100,10 @@ export class WatchEvaluator {
   /** A check asked for and not started yet: later asks join it. */
   #queued: Promise<CheckReport> | undefined;
   readonly #plans = new Map<number, Planned>();
+  /** What the watches last saw of each repository (the store's watched_repos), once read. */
+  #seen: Map<number, WatchedRepoState> | undefined;
+  /** The watches as last read from the store, and when (performance.now()). */
+  #list: { watches: WatchRecord[]; at: number } | undefined;
   /** The last check's report. */
   last: CheckReport | undefined;
 
@@ -135,6 +148,7 @@ export class WatchEvaluator {
           `the query matches ${total > max ? `more than ${max} lines` : 'more than one search could finish'} now: narrow it (settings.watches.maxMatches)`,
         );
       const baseline = [...byRepo].map(([repoId, matches]) => ({ repoId, matches }));
+      this.watchesChanged();
       return this.#d.store.watches.create({ ...input, salt: newSalt() }, baseline, this.#now());
     });
   }
@@ -156,16 +170,17 @@ export class WatchEvaluator {
 
   async #check(): Promise<CheckReport> {
     const started = performance.now();
-    const report: CheckReport = { repos: 0, removedRepos: 0, searched: 0, skipped: 0, events: 0, ms: 0 };
+    const report: CheckReport = { repos: 0, removedRepos: 0, searched: 0, skipped: 0, events: 0, ms: 0, gitMs: 0, searchMs: 0 };
     const { store, index } = this.#d;
-    const seen = new Map((await store.watches.repoStates()).map((s) => [s.repoId, s]));
+    // What the watches last saw is read from the store once, then kept here as it is written.
+    this.#seen ??= new Map((await store.watches.repoStates()).map((s) => [s.repoId, s]));
+    const seen = this.#seen;
     const manifests = index.manifests();
     const changed = manifests.filter((m) => seen.get(m.repoId)?.generation !== m.generation);
     const present = new Set(manifests.map((m) => m.repoId));
     const gone = [...seen.keys()].filter((id) => !present.has(id));
     if (changed.length === 0 && gone.length === 0) return this.#done(report, started);
-    const watches = await store.watches.list();
-    this.#forget(watches);
+    const watches = await this.#watches();
     const owners = new Map<string, Promise<CanSee | undefined>>();
     const ownerOf = (userId: string) => {
       let o = owners.get(userId);
@@ -176,16 +191,19 @@ export class WatchEvaluator {
       report.repos++;
       const before = seen.get(m.repoId);
       if (watches.length > 0) await this.#repoChanged(m, before, watches, ownerOf, report);
-      await store.watches.setRepoState({
+      const state: WatchedRepoState = {
         repoId: m.repoId,
         generation: m.generation,
         refs: (m.refs ?? []).map((r) => ({ name: r.name, kind: r.kind, commit: r.commit })),
-      });
+      };
+      await store.watches.setRepoState(state);
+      seen.set(m.repoId, state);
     }
     for (const repoId of gone) {
       report.removedRepos++;
       await this.#repoGone(repoId, watches, report);
       await store.watches.deleteRepoState(repoId);
+      seen.delete(repoId);
     }
     return this.#done(report, started);
   }
@@ -194,6 +212,24 @@ export class WatchEvaluator {
     report.ms = performance.now() - started;
     this.last = report;
     return report;
+  }
+
+  /**
+   * The watches, read from the store again after WATCH_LIST_MS or once told they changed
+   * (watchesChanged): a check after every push must not read them all each time.
+   */
+  async #watches(): Promise<WatchRecord[]> {
+    const now = performance.now();
+    if (this.#list === undefined || now - this.#list.at > WATCH_LIST_MS) {
+      this.#list = { watches: await this.#d.store.watches.list(), at: now };
+      this.#forget(this.#list.watches);
+    }
+    return this.#list.watches;
+  }
+
+  /** A watch was made or deleted here: the next check reads the list again. */
+  watchesChanged(): void {
+    this.#list = undefined;
   }
 
   /** Plans of watches deleted or changed are dropped. */
@@ -226,7 +262,9 @@ export class WatchEvaluator {
     report: CheckReport,
   ): Promise<void> {
     const readable = before !== undefined && m.repo?.kind === 'git' && this.#d.filterByChange !== false;
+    const read = performance.now();
     const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
+    report.gitMs += performance.now() - read;
     for (const w of watches) {
       const p = this.#planOf(w);
       if (!p) continue;
@@ -256,7 +294,9 @@ export class WatchEvaluator {
     const filter = await this.#filter(w.userId, canSee, planned, (r) => r.repoId === m.repoId);
     report.searched++;
     const max = this.#d.settings().maxMatches;
+    const searched = performance.now();
     const res = await this.#d.search(requestOf(w, max + 1), { planned, repoFilter: filter, caller: `watch:${w.userId}` });
+    report.searchMs += performance.now() - searched;
     const after = matchesByRepo(res).get(m.repoId) ?? [];
     // An answer that is not whole would report what it missed as removed.
     if (after.length > max) throw new Error(`the watch matches more than settings.watches.maxMatches (${max}) lines in this repository`);
