@@ -5,6 +5,8 @@
 // regular files (its files only, not its subdirectories), `count` of them spread evenly
 // over the directories in path order; a repository is named after its directory with `/`
 // turned into `-` (`drivers/net/ethernet/intel/e1000` → `drivers-net-ethernet-intel-e1000`).
+// A cut into one repository is the whole tree, named after it: the one large repository
+// beside the many small ones (one directory of the tree alone would measure neither).
 // tinyRepos: `count` synthetic repositories of a few small files each, deterministic.
 //
 // Each repository is a working tree (so that csearch and rg read the same files) with one
@@ -13,7 +15,8 @@
 
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { listFiles } from './corpus.ts';
 import { GIT_ENV } from './git-env.ts';
 import { seededRandom } from './stats.ts';
 
@@ -104,10 +107,20 @@ export interface ManyRepos {
 export async function cutTree(tree: string, outDir: string, count: number, parallel = 4): Promise<ManyRepos> {
   const done = join(outDir, '.complete');
   if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as ManyRepos;
-  const chosen = spread(directoriesWithFiles(tree), count);
   const work = `${outDir}.partial`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
+  const counted = count === 1 ? await wholeTree(tree, work) : await cutDirectories(tree, work, count, parallel);
+  const made: ManyRepos = { dir: outDir, ...counted };
+  rmSync(outDir, { recursive: true, force: true });
+  renameSync(work, outDir);
+  writeFileSync(done, JSON.stringify(made));
+  return made;
+}
+
+/** `count` repositories, one per directory chosen (module comment), made under `work`. */
+async function cutDirectories(tree: string, work: string, count: number, parallel: number): Promise<Omit<ManyRepos, 'dir'>> {
+  const chosen = spread(directoriesWithFiles(tree), count);
   let files = 0;
   let bytes = 0;
   await inParallel(
@@ -122,11 +135,32 @@ export async function cutTree(tree: string, outDir: string, count: number, paral
     }),
     parallel,
   );
-  const made: ManyRepos = { dir: outDir, repos: chosen.length, files, bytes };
-  rmSync(outDir, { recursive: true, force: true });
-  renameSync(work, outDir);
-  writeFileSync(done, JSON.stringify(made));
-  return made;
+  return { repos: chosen.length, files, bytes };
+}
+
+/**
+ * The whole tree as one repository under `work`: every regular file, committed by git
+ * itself, which reads them one at a time (fast-import's stream, made in memory as
+ * commitFiles makes it, would hold a tree the size of Linux twice), then packed as a clone
+ * would be.
+ */
+async function wholeTree(tree: string, work: string): Promise<Omit<ManyRepos, 'dir'>> {
+  const path = join(work, basename(resolve(tree)));
+  let bytes = 0;
+  const files = listFiles(tree);
+  mkdirSync(path, { recursive: true });
+  for (const f of files) {
+    mkdirSync(dirname(join(path, f)), { recursive: true });
+    copyFileSync(join(tree, f), join(path, f));
+    bytes += statSync(join(path, f)).size;
+  }
+  await run('git', ['init', '-q', '-b', 'main', path], path);
+  // -f: a tree may ship a .gitignore that ignores some of itself (Debian's Linux source does).
+  await run('git', ['add', '-A', '-f', '.'], path);
+  // No automatic gc: it would pack the same objects in the background, beside the repack.
+  await run('git', ['-c', 'gc.auto=0', 'commit', '-q', '-m', 'corpus'], path);
+  await run('git', ['repack', '-a', '-d', '-q'], path);
+  return { repos: 1, files: files.length, bytes };
 }
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'qu', 'ba', 'do', 'fi', 'gu', 'ho', 'ja'];

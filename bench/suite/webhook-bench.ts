@@ -3,7 +3,9 @@
 // as the git server, sending signed push notices to POST /api/webhooks/git over loopback.
 //
 // 1. The corpus: N repositories cut from a tree (--tree), or N tiny ones, made once under
-//    --cache (many-repos.ts); a view of it with `--changed` of them copied (they get
+//    --cache (many-repos.ts); with --repos 1, the whole tree as one repository, whose
+//    push target is that of a large repository and to which every notice of the flood
+//    goes (they must coalesce). A view of it with `--changed` of them copied (they get
 //    commits) and the rest linked. `trawl sync` indexes it; `trawl serve` on the same
 //    configuration, until /readyz (its first pass finds everything up to date).
 // 2. Idle: distinct identifiers drawn from the corpus, each searched once: p50 and p99.
@@ -124,7 +126,7 @@ function options(argv: string[]): Options {
     if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer of at least ${min}, got ${values[name]}`);
     return n;
   };
-  const count = int('repos', 2);
+  const count = int('repos', 1);
   return {
     count,
     changedCount: Math.min(int('changed', 1), count),
@@ -440,14 +442,17 @@ function markdown(r: Result): string {
     .filter(([k]) => k !== 'indexMoved')
     .map(([k, v]) => `${k} ${(v as { refused: number }).refused}/${(v as { sent: number }).sent}`)
     .join(', ');
-  return `# Push webhooks: ${r.corpus.repositories} ${r.corpus.kind === 'tiny' ? 'tiny' : 'cut'} repositories
+  // The issue's targets: a large repository's build is allowed more time than a small one's.
+  const wholeTree = r.corpus.repositories === 1 && r.corpus.kind === 'cut';
+  const title = wholeTree ? 'the whole tree as one repository' : `${r.corpus.repositories} ${r.corpus.kind === 'tiny' ? 'tiny' : 'cut'} repositories`;
+  return `# Push webhooks: ${title}
 
 ${e.machine.cpuModel}, ${e.machine.cores} cores; Node ${e.node}; trawl ${e.gitCommit}.
 
 | measure | value | target |
 |---|---|---|
 | corpus | ${r.corpus.repositories} repositories, ${r.corpus.files} files, ${r.corpus.changed} of them get commits; indexed by \`trawl sync\` in ${r.syncSeconds} s | |
-| one-line push to searchable, from the notice (${r.pushToSearchable.pushes} pushes) | p50 ${r.pushToSearchable.p50.toFixed(0)} ms, p90 ${r.pushToSearchable.p90.toFixed(0)} ms, max ${r.pushToSearchable.max.toFixed(0)} ms | ≤ 1 s (median) |
+| one-line push to searchable, from the notice (${r.pushToSearchable.pushes} pushes) | p50 ${r.pushToSearchable.p50.toFixed(0)} ms, p90 ${r.pushToSearchable.p90.toFixed(0)} ms, max ${r.pushToSearchable.max.toFixed(0)} ms | ≤ ${wholeTree ? 2 : 1} s (median) |
 | forged, unsigned, oversized, malformed, replayed notices refused | ${refusedRows}; an index moved: ${r.refused.indexMoved ? 'yes' : 'no'} | 100 %, 0 changes |
 | flood: notices sent, over | ${r.flood.notices} in ${r.flood.seconds} s, each repository named ${Math.round(r.flood.notices / r.corpus.repositories)} times | 10,000 in a minute |
 | flood: answered | ${Object.entries(r.flood.statuses)

@@ -186,3 +186,20 @@ describe('trawl bench run --only many-repos', () => {
     assert.match(run.stdout, /^\| `repo:\^NAME\$ IDENT`, e\.g\. `repo:\^/m);
   });
 });
+
+describe('a cut into one repository', () => {
+  const tmp = tempDir('bench-whole');
+  after(() => tmp.cleanup());
+
+  it('is the whole tree, subdirectories included, committed and clean', async () => {
+    const tree = join(tmp.path, 'tree');
+    writeTree(tree);
+    const { made } = await ensureManyCorpus({ kind: 'cut', count: 1 }, tree, join(tmp.path, 'many', 'tree-1'));
+    assert.deepEqual([made.repos, made.files], [1, 24]);
+    const repo = join(made.dir, 'tree');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' }).stdout.trim();
+    assert.equal(git('ls-tree', '-r', '--name-only', 'main').split('\n').length, 24);
+    assert.match(git('ls-tree', '-r', '--name-only', 'main'), /^kernel\/sched\/\w+\.c$/m);
+    assert.equal(git('status', '--porcelain'), '');
+  });
+});
