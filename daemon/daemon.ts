@@ -369,7 +369,7 @@ function apiRoutes(d: Assembly, parts: { index: IndexParts; admission: Admission
     secret: Buffer.alloc(0),
     cluster: () => d.node,
   };
-  // Webhook deliveries are verified (refusals audited) on every daemon, synced where it syncs (startLocalSync).
+  // Webhook deliveries are verified (refusals audited) on every daemon, synced where it syncs (startLocalSync, joinCluster).
   services.webhooks = new WebhookReceiver({
     config,
     store,
@@ -577,8 +577,8 @@ function startSearchPool(d: Assembly, services: Services, view: IndexView): void
 
 /**
  * In a cluster (config.cluster), once the server listens (the other nodes reach this one
- * there): the node joins, serves the node-to-node endpoints, fans searches out, and when
- * the configuration has connections takes part in the cluster's sync.
+ * there): the node joins, serves the node-to-node endpoints, fans searches out, and with
+ * connections takes part in the cluster's sync, pushes' builds too (cluster/asked-syncs.ts).
  */
 async function joinCluster(
   d: Assembly,
@@ -609,6 +609,7 @@ async function joinCluster(
   api.internal.push(...d.node.routes(), forwardEndpoint({ routes: api.routes, validators: api.validators, authenticator, logger }));
   api.services.searcher = d.node.fanOut;
   if (options.sync !== false && Object.keys(config.connections).length > 0) d.clusterSync = await openClusterSync(d, d.node);
+  if (d.clusterSync) api.services.repoSync = d.clusterSync.asked;
 }
 
 /**

@@ -13,6 +13,12 @@
 // so that any node can queue one repository's build again (requeue(): a shard of it lost
 // every copy) without a listing of every connection.
 //
+// Syncs of single repositories asked for (a push, POST /api/repos/{id}/sync) go through the
+// same queue from any node (asked-syncs.ts): every build, a listing's too, answers the
+// requests made before it started (sync-answers.ts), and once its job has left the queue
+// one more is queued when a request came during it. The leader also lists when a node
+// asks it to (a webhook saying a repository was created or renamed: requestPass()).
+//
 // A node that loses leadership during a pass finishes it: the jobs it queues are the ones
 // the new leader would queue (a repository's job is queued once, jobs.ts).
 //
@@ -26,11 +32,14 @@ import type { Redis } from 'ioredis';
 import { collectIndexGarbage } from '../index/garbage.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { closeRedis, connectRedis } from '../runtime/redis-client.ts';
+import type { RepoSyncResult } from '../sync/repo-work.ts';
 import { backingOff, buildWorkers, listConnections, syncRepoJob, type RepoJob, type SyncOptions, type SyncReport } from '../sync/sync.ts';
-import { ClusterJobs, isPackJob, type ClusterJobsOptions, type JobCounts } from './jobs.ts';
+import { ClusterAskedSyncs, type AskedSyncsOptions } from './asked-syncs.ts';
+import { ClusterJobs, isPackJob, type ClusterJob, type ClusterJobsOptions, type JobCounts } from './jobs.ts';
 import type { ClusterKeys } from './redis-keys.ts';
 import { Leader } from './leader.ts';
 import type { PackJob } from './pack-plan.ts';
+import { SyncAnswers } from './sync-answers.ts';
 
 export interface ClusterSyncOptions extends SyncOptions {
   redisUrl: string;
@@ -49,6 +58,8 @@ export interface ClusterSyncOptions extends SyncOptions {
   onPass?: (report: ClusterPassReport) => void;
   /** The queue's timings (tests shorten them). */
   queue?: Pick<ClusterJobsOptions, 'lockDurationMs' | 'attempts' | 'backoffMs' | 'closeTimeoutMs'>;
+  /** The timings of the syncs asked for (asked-syncs.ts; tests change them). */
+  asked?: Pick<AskedSyncsOptions, 'coalesceMs' | 'recheckMs' | 'timeoutMs'>;
   /** Compound shards: the published index's version, the copies to make now, and how a node makes them (absent: none). */
   compoundShards?: {
     /** As last read (the node reads it every heartbeat). */
@@ -76,6 +87,10 @@ export class ClusterSyncScheduler {
   #jobs!: ClusterJobs;
   #leader!: Leader;
   #redis!: Redis;
+  #answers!: SyncAnswers;
+  #asked!: ClusterAskedSyncs;
+  /** A listing was asked for (requestPass) while one ran: another follows it. */
+  #again = false;
   #timer: NodeJS.Timeout | undefined;
   #packTimer: NodeJS.Timeout | undefined;
   /** The published index's version the last pack plan read (-1: none yet). */
@@ -99,21 +114,35 @@ export class ClusterSyncScheduler {
     const log = options.log ?? silentLogger;
     const concurrency = Math.max(1, options.concurrency ?? options.config.settings.syncConcurrency);
     const workers = buildWorkers(concurrency);
-    s.#jobs = await ClusterJobs.open({
-      ...options.queue,
-      redisUrl: options.redisUrl,
-      prefix: options.keys.queuePrefix,
-      concurrency,
-      nodeId: options.nodeId,
-      log,
-      run: async (job) => {
-        if (!isPackJob(job)) await syncRepoJob(options, job, workers);
-        else if (options.compoundShards) await options.compoundShards.run(job);
-        else throw new Error('a pack job reached a node that does not make compound shards');
-      },
-    });
+    // Before the worker: its first job answers the requests made before it (sync-answers.ts).
+    s.#redis = await connectRedis(options.redisUrl, { what: 'the cluster leader key' });
+    s.#answers = new SyncAnswers({ redis: s.#redis, keys: options.keys, store: options.store, log, ...(options.now ? { now: options.now } : {}) });
     try {
-      s.#redis = await connectRedis(options.redisUrl, { what: 'the cluster leader key' });
+      s.#jobs = await ClusterJobs.open({
+        ...options.queue,
+        redisUrl: options.redisUrl,
+        prefix: options.keys.queuePrefix,
+        concurrency,
+        nodeId: options.nodeId,
+        log,
+        run: (job) => s.#run(job, workers),
+        left: (job) => void s.#followUp(job),
+      });
+    } catch (err) {
+      await closeRedis(s.#redis);
+      throw err;
+    }
+    try {
+      s.#asked = await ClusterAskedSyncs.open({
+        ...options.asked,
+        redisUrl: options.redisUrl,
+        keys: options.keys,
+        answers: s.#answers,
+        sync: options,
+        queue: (job, delayMs) => s.#jobs.ask(job, delayMs),
+        leads: () => s.#leader?.isLeader === true,
+        requestPass: () => s.requestPass(),
+      });
       s.#leader = await Leader.open({
         redis: s.#redis,
         key: options.keys.leader,
@@ -126,8 +155,9 @@ export class ClusterSyncScheduler {
         },
       });
     } catch (err) {
+      await s.#asked?.stop();
       await s.#jobs.close(0);
-      if (s.#redis !== undefined) await closeRedis(s.#redis);
+      await closeRedis(s.#redis);
       throw err;
     }
     if (s.#leader.isLeader) void s.#tryPass();
@@ -151,6 +181,11 @@ export class ClusterSyncScheduler {
     return this.#jobs;
   }
 
+  /** Syncs of single repositories asked for on this node (a push, POST /api/repos/{id}/sync). */
+  get asked(): ClusterAskedSyncs {
+    return this.#asked;
+  }
+
   counts(): Promise<JobCounts> {
     return this.#jobs.counts();
   }
@@ -163,8 +198,26 @@ export class ClusterSyncScheduler {
     if (!this.#leader.isLeader || this.#stopped) return Promise.resolve(undefined);
     this.#running ??= this.#pass().finally(() => {
       this.#running = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.requestPass();
+      }
     });
     return this.#running;
+  }
+
+  /**
+   * On the leader, a listing as soon as possible, for news the running one may have listed
+   * too early (a webhook saying a repository was created, renamed or deleted): now when
+   * none runs, else one more right after it. Nothing on a node that does not lead.
+   */
+  requestPass(): void {
+    if (!this.#leader.isLeader || this.#stopped) return;
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return;
+    }
+    void this.#tryPass();
   }
 
   /** When the cluster's last listing finished (ms since the epoch; any leader's), undefined before the first. */
@@ -183,6 +236,7 @@ export class ClusterSyncScheduler {
     this.#stopped = true;
     clearTimeout(this.#timer);
     clearInterval(this.#packTimer);
+    await this.#asked.stop();
     await this.#leader.close();
     await this.#running?.catch(() => {});
     await closeRedis(this.#redis);
@@ -194,6 +248,39 @@ export class ClusterSyncScheduler {
       await this.runNow();
     } catch (err) {
       (this.#options.log ?? silentLogger).error({ err: (err as Error).message }, 'cluster sync listing failed');
+    }
+  }
+
+  /** Runs a job: a repository's build answers the requests made before it started. */
+  async #run(job: ClusterJob, workers: number): Promise<void> {
+    const options = this.#options;
+    if (isPackJob(job)) {
+      if (!options.compoundShards) throw new Error('a pack job reached a node that does not make compound shards');
+      await options.compoundShards.run(job);
+      return;
+    }
+    await this.#answers.answering(job.repoId, async (): Promise<RepoSyncResult> => {
+      const r = await syncRepoJob(options, job, workers);
+      if (r === undefined) return { repoId: job.repoId, outcome: 'failed', error: 'the repository was removed', seconds: 0 };
+      return { repoId: r.repoId, outcome: r.outcome, ...(r.error !== undefined ? { error: r.error } : {}), seconds: r.seconds };
+    });
+  }
+
+  /**
+   * A repository's job has left the queue: when a request came while it ran (its build may
+   * have fetched before the push), one more is queued now that its id is free. A failure
+   * here is made up for by the requests' nodes, which queue their job again (asked-syncs.ts).
+   */
+  async #followUp(job: ClusterJob): Promise<void> {
+    if (isPackJob(job)) return;
+    try {
+      if (!(await this.#answers.owed(job.repoId))) return;
+      await this.#jobs.ask({ repoId: job.repoId, connection: job.connection, hostRepo: job.hostRepo, force: true }, 0);
+    } catch (err) {
+      (this.#options.log ?? silentLogger).warn(
+        { repoId: job.repoId, err: (err as Error).message },
+        'the sync of a repository asked for during its build could not be queued; the node asked retries',
+      );
     }
   }
 

@@ -6,8 +6,13 @@
 // Rules:
 // - One job per repository at a time, cluster-wide: its id is `repo-<repoId>`, and BullMQ
 //   adds nothing under an id it already has. A repository queued again while it waits is
-//   queued once. One queued again while it *runs* is not re-added either: a change pushed
-//   during a build is picked up by the next pass (the leader lists every interval).
+//   queued once. One queued again while it *runs* is not re-added either: a listing's
+//   change made during a build is picked up by the next listing (the leader lists every
+//   interval); one asked for (a push: ask()) is built again once the running job has left
+//   the queue (`left`, cluster-sync.ts, sync-answers.ts).
+// - A job asked for goes ahead of the listings' (and the pack jobs'): those carry a BullMQ
+//   priority, and BullMQ takes a job without one first. A push made during a listing of
+//   thousands of repositories is built next, not after them.
 // - Finished jobs are removed, completed or failed, so that the next pass can queue the
 //   repository again. A repository's own failures (fetch, build) never fail its job: they
 //   are recorded in the store with their back-off (sync.ts). A job fails when the node
@@ -52,6 +57,8 @@ export interface ClusterJobsOptions {
   concurrency: number;
   /** Runs one job; throws when it could not run it (it is then retried, see above). */
   run(job: ClusterJob): Promise<void>;
+  /** Told on the node that ran it when a job has left the queue (done, or failed its last attempt): its id is free again. */
+  left?(job: ClusterJob): void;
   log: Logger;
   /** This node's id, recorded on the jobs its worker takes. */
   nodeId?: string;
@@ -70,13 +77,16 @@ export interface JobCounts {
   waiting: number;
   /** Running on some node, cluster-wide. */
   active: number;
-  /** Waiting for a retry, cluster-wide. */
+  /** Waiting for a retry, or for the requests of the next moment to join it (ask()), cluster-wide. */
   delayed: number;
   /** Jobs this node ran that failed their last attempt, since it opened. */
   failed: number;
 }
 
 const BULK = 500;
+
+/** The BullMQ priority of the listings' and the pack jobs: below the jobs asked for, which have none. */
+const LISTED = 1;
 
 export function jobId(repoId: number): string {
   return `repo-${repoId}`;
@@ -117,6 +127,7 @@ export class ClusterJobs {
     });
     worker.on('error', (err: Error) => onError('worker', err));
     worker.on('failed', (job: Job<ClusterJob> | undefined, err: Error) => this.#onFailed(job, err));
+    worker.on('completed', (job: Job<ClusterJob>) => options.left?.(job.data));
     worker.on('stalled', (id: string) => options.log.warn({ job: id }, 'index job stalled (its node stopped renewing its lock): back in the queue'));
     this.#worker = worker;
   }
@@ -181,23 +192,38 @@ export class ClusterJobs {
     }
     this.#failed++;
     this.#options.log.error(fields, 'index job failed its last attempt; the next pass queues the repository again');
+    if (job !== undefined) this.#options.left?.(job.data);
   }
 
   /** Queues the jobs not already queued or running (by repository id). */
   async enqueue(jobs: readonly RepoJob[]): Promise<void> {
     for (let i = 0; i < jobs.length; i += BULK) {
-      await this.#queue.addBulk(jobs.slice(i, i + BULK).map((data) => ({ name: 'repo', data, opts: { jobId: jobId(data.repoId) } })));
+      await this.#queue.addBulk(jobs.slice(i, i + BULK).map((data) => ({ name: 'repo', data, opts: { jobId: jobId(data.repoId), priority: LISTED } })));
     }
+  }
+
+  /**
+   * Queues a repository's job asked for (asked-syncs.ts), ahead of the listings' jobs, to
+   * start after `delayMs` (the requests of that while join it). When the repository has a
+   * job already it stays the one, but a listing's job waiting its turn is moved ahead; one
+   * that runs runs on.
+   */
+  async ask(job: RepoJob, delayMs: number): Promise<void> {
+    const id = jobId(job.repoId);
+    await this.#queue.add('repo', job, { jobId: id, ...(delayMs > 0 ? { delay: delayMs } : {}) });
+    const queued = await this.#queue.getJob(id);
+    // (A job that ended meanwhile is gone: changePriority then fails, and nothing is left to move.)
+    if (queued !== undefined && (await queued.getState()) === 'prioritized') await queued.changePriority({ priority: 0 }).catch(() => {});
   }
 
   /** Queues pack jobs (pack-plan.ts); a plan already queued or running is not queued twice. */
   async enqueuePacks(jobs: readonly PackJob[]): Promise<void> {
-    if (jobs.length > 0) await this.#queue.addBulk(jobs.map((data) => ({ name: 'pack', data, opts: { jobId: packJobId(data) } })));
+    if (jobs.length > 0) await this.#queue.addBulk(jobs.map((data) => ({ name: 'pack', data, opts: { jobId: packJobId(data), priority: LISTED } })));
   }
 
   async counts(): Promise<JobCounts> {
-    const c = await this.#queue.getJobCounts('waiting', 'active', 'delayed');
-    return { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0, failed: this.#failed };
+    const c = await this.#queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0, failed: this.#failed };
   }
 
   /** Jobs running on this node now. */

@@ -13,6 +13,10 @@
 //   <name>:generation:<id>    string: the last generation handed to a build of the repository (published.ts)
 //   <name>:generation:packs   string: the last generation of compound shards handed out (published.ts)
 //   <name>:sync:* (BullMQ)    the index job queue, BullMQ's own keys under that prefix (jobs.ts)
+//   <name>:asked:tickets      hash: repository id → requests for its sync so far (sync-answers.ts)
+//   <name>:asked:since        hash: repository id → when its first request not yet taken by a build came, ms
+//   <name>:asked:answers      hash: repository id → its last build's outcome, and the requests it answered
+//   <name>:asked:news         pub/sub channel: each build's outcome, and "listing" (asked-syncs.ts)
 
 export class ClusterKeys {
   readonly nodes: string;
@@ -21,6 +25,8 @@ export class ClusterKeys {
   readonly leader: string;
   readonly listed: string;
   readonly listing: string;
+  /** The syncs asked for one repository at a time (sync-answers.ts). */
+  readonly asked: { tickets: string; since: string; answers: string; news: string };
   /** BullMQ's key prefix (its queue name is added after it). */
   readonly queuePrefix: string;
 
@@ -31,6 +37,7 @@ export class ClusterKeys {
     this.leader = `${name}:leader`;
     this.listed = `${name}:listed`;
     this.listing = `${name}:listing`;
+    this.asked = { tickets: `${name}:asked:tickets`, since: `${name}:asked:since`, answers: `${name}:asked:answers`, news: `${name}:asked:news` };
     this.queuePrefix = `${name}:sync`;
   }
 

@@ -51,8 +51,8 @@ export interface Services {
   /** Why the daemon cannot serve, or undefined when it can. */
   unavailable(): string | undefined;
   /**
-   * Syncs of single repositories (sync/repo-queue.ts): absent where this daemon syncs
-   * nothing (no connections, sync turned off, a cluster node).
+   * Syncs of single repositories (sync/repo-queue.ts; in a cluster cluster/asked-syncs.ts):
+   * absent where this daemon syncs nothing (no connections, sync turned off).
    */
   repoSync?: RepoSync;
   /** Watches (watches/): absent where this daemon evaluates none (a node of a cluster). */
@@ -65,8 +65,8 @@ export interface Services {
 
 /**
  * A repository's sync asked for by id (POST /api/repos/{id}/sync, the webhooks: request,
- * the result of the first batch that starts after the call), and a listing of the
- * connections (listing, the webhooks' repository events).
+ * the result of the first batch, or in a cluster build, that starts after the call), and a
+ * listing of the connections (listing, the webhooks' repository events).
  */
 export type { WatchServices };
 

@@ -175,10 +175,16 @@ export function eventRecord(store: Pick<Store, 'updateRepo' | 'getRepo'>): NonNu
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     async asked(repoId, at) {
-      if (await store.getRepo(repoId)) await store.updateRepo(repoId, { lastEventAt: iso(at), lastEventSyncedAt: undefined });
+      const record = await store.getRepo(repoId);
+      // In a cluster the node that built the repository may have recorded the answer to
+      // this very request first (cluster/sync-answers.ts): it stands.
+      if (record === undefined || (record.lastEventAt === iso(at) && record.lastEventSyncedAt !== undefined)) return;
+      await store.updateRepo(repoId, { lastEventAt: iso(at), lastEventSyncedAt: undefined });
     },
     async answered(result, askedAt, at) {
-      if (!(await store.getRepo(result.repoId))) return;
+      const record = await store.getRepo(result.repoId);
+      // A request that came during this sync waits for the next one: its event stands.
+      if (record === undefined || (record.lastEventAt !== undefined && record.lastEventAt > iso(askedAt))) return;
       const searchable = result.outcome === 'indexed' || result.outcome === 'unchanged';
       await store.updateRepo(result.repoId, { lastEventAt: iso(askedAt), lastEventSyncedAt: searchable ? iso(at) : undefined });
     },

@@ -8,7 +8,7 @@ import type { ConnectionRecord, RepoRecord } from '../store/store.ts';
 import { createCodeHost } from '../repos/hosts/index.ts';
 import type { HostRepo } from '../repos/hosts/types.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { syncWork, type RepoOutcome, type SyncOptions, type Work } from './sync.ts';
+import { syncWork, type RepoJob, type RepoOutcome, type SyncOptions, type Work } from './sync.ts';
 
 /** How a repository's sync ended (sync.ts SyncReport), or why it could not start. */
 export interface RepoSyncResult {
@@ -35,6 +35,19 @@ export async function repoWork(options: Pick<SyncOptions, 'config' | 'store' | '
   if (record.cloneUrl === undefined) throw new NotSyncable(unfetchable(record));
   const host = createCodeHost(conn.name, connection, { log: options.log ?? silentLogger, ...options.hostOptions });
   return { record, host, hostRepo: hostRepoOf(record, record.cloneUrl, connection.type === 'git'), connection, connectionName: conn.name };
+}
+
+/**
+ * The job of `record`'s sync in a cluster (sync.ts RepoJob: plain data, run by whichever
+ * node takes it), made as repoWork makes its Work; tried even when the repository backs
+ * off (it was asked for). NotSyncable as repoWork.
+ */
+export async function repoJob(options: Pick<SyncOptions, 'config' | 'store'>, record: RepoRecord): Promise<RepoJob> {
+  const found = await connectionOf(options, record);
+  if (typeof found === 'string') throw new NotSyncable(found);
+  if (record.cloneUrl === undefined) throw new NotSyncable(unfetchable(record));
+  const hostRepo = hostRepoOf(record, record.cloneUrl, found.connection.type === 'git');
+  return { repoId: record.repoId, connection: found.conn.name, hostRepo, force: true };
 }
 
 /** Why `record` cannot be synced alone (repoWork), or undefined when it can. */

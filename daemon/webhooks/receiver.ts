@@ -8,9 +8,9 @@
 // 3. The body read (payloads.ts): not what the host sends, 400.
 // 4. A delivery already taken (its id, or its body's digest where the host gives no id,
 //    within the window of seen-deliveries.ts) is answered 200 `replayed` and not acted on.
-// 5. On a daemon that syncs nothing itself (a node of a cluster, or one without
-//    connections), 503. A push (branches or tags moved) queues a sync of each repository it names that the
-//    connection lists (sync/repo-queue.ts): 202 `queued`; one the connection does not list
+// 5. On a daemon that syncs nothing (one without connections, or with its sync turned
+//    off), 503. A push (branches or tags moved) queues a sync of each repository it names that the
+//    connection lists (sync/repo-queue.ts; in a cluster, cluster/asked-syncs.ts): 202 `queued`; one the connection does not list
 //    (excluded, or too new to be listed) is left alone: 200 `ignored`. A repository
 //    created, renamed, moved or deleted asks for a listing of the connections, which is
 //    what decides such things: 202 `listing`. Anything else: 200 `ignored`.
@@ -102,7 +102,7 @@ export class WebhookReceiver {
     }
     const syncing = deps.syncing();
     if (syncing === undefined)
-      throw new ServiceError('SERVICE_UNAVAILABLE', 'this server syncs no repositories itself (it has no connections, or it is a node of a cluster)');
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'this server syncs no repositories (it has no connections, or its sync is turned off)');
     const answer = await this.#act(syncing, from, event, d.body, received);
     deps.observe?.delivery(host, answer.body.outcome);
     log.info({ connection: from.name, host, event: event.event, outcome: answer.body.outcome, repositories: answer.body.repositories }, 'webhook delivery');

@@ -304,6 +304,8 @@ test('two nodes: the leader lists, both build, each repository once per pass; th
     assert.equal(report.queued, names.length);
     await waitFor('the second pass', () => all().length === 2 * names.length);
     assert.deepEqual(perRepo(), once(2));
+    // (A job ends a moment after its build: it answers the syncs asked for, sync-answers.ts.)
+    await waitFor('an empty queue', async () => (await a.counts()).active === 0);
     assert.deepEqual(await a.counts(), { waiting: 0, active: 0, delayed: 0, failed: 0 });
 
     // The leader goes: b takes over (its first pass at once).

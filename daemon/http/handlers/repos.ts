@@ -76,10 +76,7 @@ export function repoRoutes(s: Services): Route[] {
         if (record === undefined || record.state === 'deleted' || !ctx.identity.canSee(record))
           throw new ServiceError('REPOSITORY_NOT_FOUND', 'no repository with that id');
         if (s.repoSync === undefined)
-          throw new ServiceError(
-            'SERVICE_UNAVAILABLE',
-            'this server syncs no repositories itself (it has no connections, its sync is turned off, or it is a cluster node)',
-          );
+          throw new ServiceError('SERVICE_UNAVAILABLE', 'this server syncs no repositories (it has no connections, or its sync is turned off)');
         const refusal = await s.repoSync.refusal(record);
         if (refusal !== undefined) throw new ServiceError('REPOSITORY_NOT_SYNCABLE', refusal);
         const done = s.repoSync.request(record.repoId);

@@ -44,7 +44,7 @@ export function webhookRoutes(s: Services): Route[] {
       async handle(ctx) {
         const receiver = s.webhooks;
         if (receiver === undefined)
-          throw new ServiceError('SERVICE_UNAVAILABLE', 'this server syncs no repositories itself (it has no connections, or it is a node of a cluster)');
+          throw new ServiceError('SERVICE_UNAVAILABLE', 'this server syncs no repositories (it has no connections, or its sync is turned off)');
         // Only Gerrit's deliveries carry something in the query string (their secret).
         const query = host === 'gerrit' ? parseQuery(ctx.rawQuery) : {};
         const answer = await receiver.receive(host, { headers: ctx.headers, query, body: ctx.rawBody ?? Buffer.alloc(0) }, ctx.clientAddress);
