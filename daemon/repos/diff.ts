@@ -24,6 +24,8 @@ export interface DiffFile {
   hunks: DiffHunk[];
   /** Either side is larger than `maxBytes`: no hunks (neither side was read). */
   tooLarge?: true;
+  /** Its content changed, but libgit2 gave no hunks: it took the file for binary. */
+  binary?: true;
 }
 
 /**
@@ -44,15 +46,16 @@ export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const PATCH_BATCH = 50;
 
 /**
- * The changes from `base` to `head` (their trees, or none for EMPTY_TREE; three lines of context, renames
- * detected as git does by default: 50% similarity), restricted to `path` (a file or a
+ * The changes from `base` to `head` (their trees, or none for EMPTY_TREE; three lines of
+ * context unless `contextLines` says otherwise; renames detected as git does by default,
+ * 50% similarity, unless `renames` is false), restricted to `path` (a file or a
  * directory prefix) when given. Files in libgit2's order (by path). A file larger than
  * `maxBytes` on either side gets no hunks and `tooLarge`: libgit2 reads its size from the
  * object's header and never loads it (max_size; blob-size.ts says more).
  */
 export async function diff(
   dir: string,
-  options: RevisionScope & { base: string; head: string; path?: string; maxBytes?: number },
+  options: RevisionScope & { base: string; head: string; path?: string; maxBytes?: number; contextLines?: number; renames?: boolean },
 ): Promise<{ files: DiffFile[]; truncated?: true }> {
   const path = options.path === undefined ? '' : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
@@ -61,13 +64,13 @@ export async function diff(
     // One after the other: when both are bad, the error names the base.
     const baseTree = await treeOf(options.base);
     const headTree = await treeOf(options.head);
-    const opts: NodeGit.DiffOptions = { contextLines: 3 };
+    const opts: NodeGit.DiffOptions = { contextLines: options.contextLines ?? 3 };
     if (options.maxBytes !== undefined) opts.maxSize = options.maxBytes;
     // DISABLE_PATHSPEC_MATCH: the path is literal (no globs); it still matches as a
     // directory prefix ("src" matches "src/a.ts", not "srcx").
     if (path !== '') Object.assign(opts, { pathspec: [path], flags: NodeGit.Diff.OPTION.DISABLE_PATHSPEC_MATCH });
     const d = await NodeGit.Diff.treeToTree(repo, baseTree, headTree, opts);
-    await d.findSimilar({ flags: NodeGit.Diff.FIND.RENAMES });
+    if (options.renames !== false) await d.findSimilar({ flags: NodeGit.Diff.FIND.RENAMES });
     const files: DiffFile[] = [];
     let budget = MAX_DIFF_TEXT;
     let truncated = d.numDeltas() > MAX_DIFF_FILES;
@@ -83,7 +86,15 @@ export async function diff(
         files.push(file);
         // libgit2 made this patch binary (no hunks) without loading either side (max_size).
         if (options.maxBytes !== undefined && Math.max(patch.oldFile().size(), patch.newFile().size()) > options.maxBytes) file.tooLarge = true;
-        for (const h of await patch.hunks()) {
+        const hunks = await patch.hunks();
+        if (
+          hunks.length === 0 &&
+          !file.tooLarge &&
+          patch.oldFile().id().tostrS() !== patch.newFile().id().tostrS() &&
+          patch.oldFile().size() + patch.newFile().size() > 0
+        )
+          file.binary = true;
+        for (const h of hunks) {
           const hunk = await readHunk(h);
           if (hunk.body.length > budget) {
             truncated = true;

@@ -2,13 +2,20 @@
 // removed between the refs the watches last saw and the refs indexed now, and the paths of
 // the files they are in. The watches use it to skip the watches that cannot have changed
 // (watch-filter.ts); when it cannot be told (a ref added or removed, a commit git no longer
-// has, a diff too large to be worth reading), every watch is evaluated.
+// has, a file libgit2 took for binary or too large, lines that are not UTF-8, a diff too
+// large to be worth reading), every watch is evaluated.
+//
+// Read in this process through libgit2 (repos/diff.ts): starting `git diff` cost more
+// than the rest of a check. Renames are not looked for: a renamed file is its old path's
+// lines removed and its new path's added, which is what it is to a watch.
 
-import { runGit } from '../repos/git-command.ts';
+import { diff, MAX_DIFF_FILES } from '../repos/diff.ts';
 import type { IndexedRef } from '../store/store.ts';
 
 /** A diff larger than this is not read: evaluating every watch costs less than reading it. */
 export const DIFF_MAX_BYTES = 8 * 1024 * 1024;
+/** A file larger than this on either side is not read (then every watch is evaluated). */
+const FILE_MAX_BYTES = 2 * 1024 * 1024;
 
 export interface ChangedText {
   /** The lines added and removed, without their +/- sign, each ended by "\n". */
@@ -21,56 +28,47 @@ export interface ChangedText {
  * The lines and paths that differ between `before` and `after` (the same refs by name, some
  * moved), from the git repository at `source`; undefined when it cannot be told.
  */
-export async function changedText(source: string, before: readonly IndexedRef[], after: readonly IndexedRef[]): Promise<ChangedText | undefined> {
-  if (before.length !== after.length) return undefined;
+export async function changedText(
+  source: string,
+  before: readonly IndexedRef[],
+  after: readonly IndexedRef[],
+  generation: number,
+): Promise<ChangedText | undefined> {
+  if (before.length !== after.length || after.length === 0) return undefined;
+  // Commits are named as the API names them, within what the index holds: an old commit the
+  // new refs no longer reach (a forced push) is not read, and every watch is evaluated.
+  const scope = { defaultRef: after[0]!.name, indexed: { refs: after, generation } };
   const was = new Map(before.map((r) => [r.name, r.commit]));
-  const lines: Buffer[] = [];
+  const lines: string[] = [];
   const paths = new Set<string>();
-  let bytes = 0;
+  let chars = 0;
   for (const ref of after) {
     const old = was.get(ref.name);
     if (old === undefined) return undefined;
     if (old === ref.commit) continue;
-    let out: Buffer;
+    let changed: Awaited<ReturnType<typeof diff>>;
     try {
-      out = await runGit(
-        source,
-        ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-renames', '--unified=0', '--no-prefix', old, ref.commit, '--'],
-        DIFF_MAX_BYTES - bytes,
-      );
+      changed = await diff(source, { ...scope, base: old, head: ref.commit, contextLines: 0, renames: false, maxBytes: FILE_MAX_BYTES });
     } catch {
       return undefined;
     }
-    bytes += out.length;
-    if (!readDiff(out, lines, paths)) return undefined;
-  }
-  return { lines: Buffer.concat(lines), paths: [...paths] };
-}
-
-/**
- * Adds a unified diff's changed lines and paths; false when a path is quoted (unusual bytes:
- * not read here). A file's header runs from its "diff --git" line to its first hunk ("@@"):
- * only there do "--- " and "+++ " name it (a removed line "-- x" reads "--- x" in a hunk).
- */
-function readDiff(out: Buffer, lines: Buffer[], paths: Set<string>): boolean {
-  let at = 0;
-  let header = false;
-  while (at < out.length) {
-    let end = out.indexOf(10, at);
-    if (end < 0) end = out.length;
-    const first = out[at];
-    if (first === 0x64 /* d */ && out.toString('latin1', at, at + 11) === 'diff --git ') header = true;
-    else if (first === 0x40 /* @ */ && out[at + 1] === 0x40) header = false;
-    else if (header && (first === 0x2b || first === 0x2d) && out[at + 1] === first && out[at + 2] === first && out[at + 3] === 0x20) {
-      const path = out.toString('utf8', at + 4, end);
-      if (path.startsWith('"')) return false;
-      if (path !== '/dev/null') paths.add(path);
-    } else if (!header && (first === 0x2b || first === 0x2d)) {
-      lines.push(out.subarray(at + 1, end), NEWLINE);
+    if (changed.truncated || changed.files.length >= MAX_DIFF_FILES) return undefined;
+    for (const f of changed.files) {
+      if (f.tooLarge || f.binary) return undefined;
+      if (f.oldPath !== null) paths.add(f.oldPath);
+      if (f.newPath !== null) paths.add(f.newPath);
+      for (const h of f.hunks) {
+        for (const line of h.body.split('\n')) {
+          const sign = line[0];
+          if (sign !== '+' && sign !== '-') continue;
+          // Bytes that are not UTF-8 came back as U+FFFD: what they were is not known here.
+          if (line.includes('\uFFFD')) return undefined;
+          lines.push(line.slice(1));
+          chars += line.length;
+        }
+      }
+      if (chars > DIFF_MAX_BYTES) return undefined;
     }
-    at = end + 1;
   }
-  return true;
+  return { lines: Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`), paths: [...paths] };
 }
-
-const NEWLINE = Buffer.from('\n');

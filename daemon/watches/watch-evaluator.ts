@@ -263,7 +263,7 @@ export class WatchEvaluator {
   ): Promise<void> {
     const readable = before !== undefined && m.repo?.kind === 'git' && this.#d.filterByChange !== false;
     const read = performance.now();
-    const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
+    const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? [], m.generation) : undefined;
     report.gitMs += performance.now() - read;
     for (const w of watches) {
       const p = this.#planOf(w);
