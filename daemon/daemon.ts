@@ -24,7 +24,7 @@ import { askedSyncs, type RepoSyncQueue } from './sync/repo-queue.ts';
 import { startWatches, type WatchRuntime } from './watches/watch-runtime.ts';
 import { WebhookReceiver } from './webhooks/receiver.ts';
 import { SeenDeliveries } from './webhooks/seen-deliveries.ts';
-import { compoundShardSettings, type SyncEvent } from './sync/sync.ts';
+import { compoundShardSettings } from './sync/sync.ts';
 import { Searcher } from './search/searcher.ts';
 import { historyBeside, type HistorySearch } from './history/history-search.ts';
 import { Planner } from './search/planner.ts';
@@ -685,8 +685,8 @@ function startLocalSync(d: Assembly, services: Services): void {
   // A sync pass that found new private repositories is followed by their permissions.
   const onPass = () => void permissions.scheduler.runNow().catch(() => {});
   // (The daemon's environment, where its options give one, is where the hosts' tokens are read.)
-  const onEvent = (e: SyncEvent) => void (e.type === 'repo-done' && e.outcome !== 'unchanged' && d.watches?.changed());
-  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger, onEvent, ...(options.env ? { hostOptions: { env: options.env } } : {}) };
+  const onSynced = () => d.watches?.changed();
+  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger, onSynced, ...(options.env ? { hostOptions: { env: options.env } } : {}) };
   const scheduler = (d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) }));
   scheduler.start();
   // Repositories asked for between the passes (by id, by webhooks); compound shards tidied once none waits.

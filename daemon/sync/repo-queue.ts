@@ -41,6 +41,8 @@ export interface RepoQueueOptions {
   now?: () => number;
   /** Called after a batch when nothing waits any more (compound shards merged). */
   onIdle?: () => Promise<void>;
+  /** Called at the end of every batch, after onIdle when it ran. */
+  onBatchEnd?: () => void;
   coalesceMs?: number;
   log?: Logger;
 }
@@ -163,6 +165,7 @@ export class RepoSyncQueue {
         log.warn({ err: (err as Error).message }, 'tidying up after repository syncs failed');
       }
     }
+    this.#options.onBatchEnd?.();
   }
 }
 
@@ -211,6 +214,7 @@ export function askedSyncs(options: SyncOptions, passes: { requestPass(): void }
   const queue = new RepoSyncQueue({
     run: (ids) => syncRepos(options, ids),
     onIdle: () => mergeCompoundShards(options),
+    ...(options.onSynced ? { onBatchEnd: options.onSynced } : {}),
     record: eventRecord(options.store),
     ...(options.log ? { log: options.log } : {}),
   });

@@ -85,6 +85,7 @@ export class SyncScheduler {
     this.passes++;
     await mergeCompoundShards(this.options);
     collectIndexGarbage(this.options.dataDir, this.options.inUse?.() ?? new Set());
+    this.options.onSynced?.();
     this.options.onPass?.(report);
     return report;
   }

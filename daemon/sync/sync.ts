@@ -59,6 +59,11 @@ export interface SyncOptions {
   force?: boolean;
   log?: Logger;
   onEvent?: (e: SyncEvent) => void;
+  /**
+   * Told when a pass, or a batch of repositories asked for (repo-queue.ts), has ended with
+   * its compound shards merged: the index has settled (the watches check it then).
+   */
+  onSynced?: () => void;
   now?: () => number;
   /**
    * A cluster's additions to each build (absent on a single node): asked after the

@@ -1,8 +1,12 @@
-// The watches of a daemon, assembled: the evaluator, checking after each change of the index
-// (told by the sync as each repository's build ends, and by the index's version, read every
-// POLL_MS, for changes made otherwise: `trawl index`, compound shards written after their
-// repositories), the deliverer of their POSTs, the feed of their SSE streams and tool
-// sessions, and the hourly pruning of old events.
+// The watches of a daemon, assembled: the evaluator, checking after each change of the index,
+// the deliverer of their POSTs, the feed of their SSE streams and tool sessions, and the
+// hourly pruning of old events.
+//
+// A check runs when the sync says a pass or a batch of asked repositories has ended (its
+// compound shards merged: the index has settled), and for changes made otherwise (`trawl
+// index`) when the index's version, read every POLL_MS, has moved and then stayed the same
+// for SETTLE_MS: a check run in the middle of a sync competes with its builds for the
+// processors, and checks again what the sync's next commit moves.
 
 import type { Identity } from '../auth/identity.ts';
 import type { Settings } from '../config/types.ts';
@@ -18,6 +22,7 @@ import { WatchFeed } from './watch-feed.ts';
 
 /** How often the index's version is compared with the one the watches last checked. */
 export const POLL_MS = 250;
+export const SETTLE_MS = 500;
 const PRUNE_EVERY_MS = 3_600_000;
 
 type CanSee = Identity['canSee'];
@@ -53,7 +58,7 @@ export interface WatchServices {
 }
 
 export interface WatchRuntime extends WatchServices {
-  /** A repository's index changed: check now. */
+  /** The sync ended a pass or a batch: check now. */
   changed(): void;
   stop(): Promise<void>;
 }
@@ -96,8 +101,13 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
       (err: Error) => d.log?.warn({ err: err.message }, 'checking the watches failed: tried again at the next change of the index'),
     );
   };
+  let moved = { version: '', at: 0 };
   const poll = setInterval(() => {
-    if (d.index.current().version !== checked) check();
+    const version = d.index.current().version;
+    if (version === checked) return;
+    const now = performance.now();
+    if (version !== moved.version) moved = { version, at: now };
+    else if (now - moved.at >= SETTLE_MS) check();
   }, POLL_MS);
   poll.unref();
   let pruned = 0;
