@@ -55,12 +55,14 @@ const PATCH_BATCH = 50;
  */
 export async function diff(
   dir: string,
-  options: RevisionScope & { base: string; head: string; path?: string; maxBytes?: number; contextLines?: number; renames?: boolean },
+  options: (RevisionScope | { trusted: true }) & { base: string; head: string; path?: string; maxBytes?: number; contextLines?: number; renames?: boolean },
 ): Promise<{ files: DiffFile[]; truncated?: true }> {
   const path = options.path === undefined ? '' : checkRepoPath(options.path, { allowEmpty: true });
   return withRepository(dir, async (repo) => {
-    const treeOf = async (ref: string): Promise<NodeGit.Tree | null> =>
-      ref === EMPTY_TREE ? null : NodeGit.Tree.lookup(repo, (await resolveCommit(repo, ref, options)).treeId());
+    // `trusted`: the caller names full commit ids it read from its own index, looked up as
+    // they are; a request's names are resolved within what the index holds.
+    const commitOf = (ref: string) => ('trusted' in options ? NodeGit.Commit.lookup(repo, ref) : resolveCommit(repo, ref, options));
+    const treeOf = async (ref: string): Promise<NodeGit.Tree | null> => (ref === EMPTY_TREE ? null : NodeGit.Tree.lookup(repo, (await commitOf(ref)).treeId()));
     // One after the other: when both are bad, the error names the base.
     const baseTree = await treeOf(options.base);
     const headTree = await treeOf(options.head);

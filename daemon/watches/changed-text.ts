@@ -28,16 +28,8 @@ export interface ChangedText {
  * The lines and paths that differ between `before` and `after` (the same refs by name, some
  * moved), from the git repository at `source`; undefined when it cannot be told.
  */
-export async function changedText(
-  source: string,
-  before: readonly IndexedRef[],
-  after: readonly IndexedRef[],
-  generation: number,
-): Promise<ChangedText | undefined> {
+export async function changedText(source: string, before: readonly IndexedRef[], after: readonly IndexedRef[]): Promise<ChangedText | undefined> {
   if (before.length !== after.length || after.length === 0) return undefined;
-  // Commits are named as the API names them, within what the index holds: an old commit the
-  // new refs no longer reach (a forced push) is not read, and every watch is evaluated.
-  const scope = { defaultRef: after[0]!.name, indexed: { refs: after, generation } };
   const was = new Map(before.map((r) => [r.name, r.commit]));
   const lines: string[] = [];
   const paths = new Set<string>();
@@ -48,7 +40,9 @@ export async function changedText(
     if (old === ref.commit) continue;
     let changed: Awaited<ReturnType<typeof diff>>;
     try {
-      changed = await diff(source, { ...scope, base: old, head: ref.commit, contextLines: 0, renames: false, maxBytes: FILE_MAX_BYTES });
+      // The commits come from the index's own manifests; one git no longer has (a forced
+      // push, collected) fails the lookup, and every watch is evaluated.
+      changed = await diff(source, { trusted: true, base: old, head: ref.commit, contextLines: 0, renames: false, maxBytes: FILE_MAX_BYTES });
     } catch {
       return undefined;
     }

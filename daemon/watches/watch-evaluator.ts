@@ -263,7 +263,7 @@ export class WatchEvaluator {
   ): Promise<void> {
     const readable = before !== undefined && m.repo?.kind === 'git' && this.#d.filterByChange !== false;
     const read = performance.now();
-    const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? [], m.generation) : undefined;
+    const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
     report.gitMs += performance.now() - read;
     for (const w of watches) {
       const p = this.#planOf(w);
@@ -295,7 +295,8 @@ export class WatchEvaluator {
     report.searched++;
     const max = this.#d.settings().maxMatches;
     const searched = performance.now();
-    const res = await this.#d.search(requestOf(w, max + 1), { planned, repoFilter: filter, caller: `watch:${w.userId}` });
+    // One repository: its candidates are found in this thread, not sent to the workers first.
+    const res = await this.#d.search(requestOf(w, max + 1), { planned, repoFilter: filter, caller: `watch:${w.userId}`, candidatesHere: true });
     report.searchMs += performance.now() - searched;
     const after = matchesByRepo(res).get(m.repoId) ?? [];
     // An answer that is not whole would report what it missed as removed.

@@ -40,23 +40,23 @@ test('changedText: the lines added and removed, and the paths, between two commi
   const first = repo.commit({ 'a.sql': 'select 1;\n-- keep\n', 'b.txt': 'old\n' });
   const second = repo.commit({ 'a.sql': 'select 1;\n-- keep\n-- added comment\n', 'b.txt': null, 'c/new.go': 'package c\n' });
   const refs = (commit: string) => [{ name: 'main', kind: 'branch' as const, commit }];
-  const changed = await changedText(repo.path, refs(first), refs(second), 1);
+  const changed = await changedText(repo.path, refs(first), refs(second));
   assert.ok(changed);
   assert.deepEqual(changed.lines.toString('utf8').split('\n').sort(), ['', '-- added comment', 'old', 'package c'].sort());
   assert.deepEqual([...changed.paths].sort(), ['a.sql', 'b.txt', 'c/new.go']);
-  assert.deepEqual(await changedText(repo.path, refs(first), refs(first), 1), { lines: Buffer.alloc(0), paths: [] }, 'nothing moved');
-  assert.equal(await changedText(repo.path, refs('0'.repeat(40)), refs(second), 1), undefined, 'a commit git does not have');
-  assert.equal(await changedText(repo.path, [], refs(second), 1), undefined, 'a ref added');
-  assert.equal(await changedText(repo.path, [{ name: 'dev', kind: 'branch', commit: first }], refs(second), 1), undefined, 'another ref');
+  assert.deepEqual(await changedText(repo.path, refs(first), refs(first)), { lines: Buffer.alloc(0), paths: [] }, 'nothing moved');
+  assert.equal(await changedText(repo.path, refs('0'.repeat(40)), refs(second)), undefined, 'a commit git does not have');
+  assert.equal(await changedText(repo.path, [], refs(second)), undefined, 'a ref added');
+  assert.equal(await changedText(repo.path, [{ name: 'dev', kind: 'branch', commit: first }], refs(second)), undefined, 'another ref');
   // A rename is its old path's lines removed and its new path's added.
   const third = repo.commit({ 'c/new.go': null, 'c/moved.go': 'package c\n' });
-  const renamed = await changedText(repo.path, refs(second), refs(third), 1);
+  const renamed = await changedText(repo.path, refs(second), refs(third));
   assert.deepEqual([...renamed!.paths].sort(), ['c/moved.go', 'c/new.go']);
   assert.deepEqual(renamed!.lines.toString('utf8'), 'package c\npackage c\n');
   // A file libgit2 takes for binary: not known.
   const fourth = repo.commit({ 'blob.bin': Buffer.from([1, 0, 2, 0, 3]) });
   const fifth = repo.commit({ 'blob.bin': Buffer.from([1, 0, 2, 0, 4]) });
-  assert.equal(await changedText(repo.path, refs(fourth), refs(fifth), 1), undefined, 'a binary file changed');
+  assert.equal(await changedText(repo.path, refs(fourth), refs(fifth)), undefined, 'a binary file changed');
 });
 
 test('checkWatchUrl: http(s) only, no credentials, nothing inside the network unless allowed', () => {
