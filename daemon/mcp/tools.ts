@@ -27,6 +27,7 @@ import { renderSearch, renderSymbols, type Rendered, type SymbolAnswer } from '.
 import { bound, prop } from './rest-bounds.ts';
 import { listTree } from './tree.ts';
 import { registerWatchTools } from './watch-tools.ts';
+import { ArgumentError, type ToolKit } from './tool-kit.ts';
 
 /** Authenticates the caller and counts the call against its daily limit (an McpError when over it). */
 export type PrepareCall = (extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<ToolCaller>;
@@ -143,24 +144,6 @@ export function registerTools(server: McpServer, invoke: Invoke, prepare: Prepar
   getDiffTool(t);
   blameTool(t);
   registerWatchTools(t);
-}
-
-/** What each tool is registered with: the server, and the REST routes it answers through as its caller. */
-export interface ToolKit {
-  server: McpServer;
-  /**
-   * A tool's callback: authenticates the caller and counts the call (PrepareCall), then
-   * runs `run` and makes its rendering the tool result (respond).
-   */
-  call<A>(
-    run: (args: A, caller: ToolCaller, signal: AbortSignal) => Promise<Rendered | ArgumentError>,
-  ): (args: A, extra: { signal: AbortSignal; authInfo?: AuthInfo }) => Promise<CallToolResult>;
-  /** The REST answer of `route` for `input` (absent arguments left out), as the caller; `params`: its path parameters. */
-  rest(caller: ToolCaller, route: Parameters<Invoke>[0], input: Record<string, unknown>, params?: Record<string, string>): Promise<RouteAnswer>;
-  /** Every file path of a repository at a ref (POST /api/files). */
-  fileList(caller: ToolCaller, repoName: string, revisionName: string | undefined): Promise<Array<{ path: string }>>;
-  /** Tells the client that the list of resources changed, when the watches are resources of this server. */
-  watchesChanged(): void;
 }
 
 function searchCodeTool(t: ToolKit): void {
@@ -483,11 +466,6 @@ function blameTool(t: ToolKit): void {
       return renderBlame(a.body as BlameAnswer, args);
     }),
   );
-}
-
-/** A failure of the tool's own arguments (one the REST API cannot see). */
-class ArgumentError {
-  constructor(readonly text: string) {}
 }
 
 function argumentError(arg: string, message: string): ArgumentError {

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { watchSchemas } from '../http/schemas/watches.ts';
 import { renderNewWatch, renderWatchChanges, renderWatches, watchUri, type WatchAnswer, type WatchEventAnswer } from './render-watches.ts';
 import { bound, prop } from './rest-bounds.ts';
-import type { ToolKit } from './tools.ts';
+import type { ToolKit } from './tool-kit.ts';
 
 /** get_watch_changes' default `limit`, and its largest: the REST route's (GET /api/watches/{id}/events, 1 to 1000). */
 export const WATCH_CHANGES_LIMIT = 50;

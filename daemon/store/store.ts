@@ -19,12 +19,9 @@ export type RepoState =
   | 'failed' //   the last attempt failed; lastError says why; the previous index (if any) still serves
   | 'deleted'; // gone from every connection: shards and clone removed, row kept so the id is never reused
 
-/** One indexed revision: a branch or tag name and the commit it pointed at when indexed. */
-export interface IndexedRef {
-  name: string;
-  kind: 'branch' | 'tag';
-  commit: string;
-}
+import type { IndexedRef } from './indexed-ref.ts';
+
+export type { IndexedRef } from './indexed-ref.ts';
 
 export interface RepoRecord {
   /** Stable, never reused, assigned by the store. */

@@ -2,7 +2,7 @@
 // the events their changes are recorded as (and delivered from), and what they last saw of
 // each repository. sqlite-watches.ts and pg-watches.ts hold them.
 
-import type { IndexedRef } from './store.ts';
+import type { IndexedRef } from './indexed-ref.ts';
 
 /**
  * A watch: a saved query whose new and removed matches, after each change of the index,
