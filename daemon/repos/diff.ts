@@ -24,8 +24,6 @@ export interface DiffFile {
   hunks: DiffHunk[];
   /** Either side is larger than `maxBytes`: no hunks (neither side was read). */
   tooLarge?: true;
-  /** Its content changed, but libgit2 gave no hunks: it took the file for binary. */
-  binary?: true;
 }
 
 /**
@@ -88,15 +86,7 @@ export async function diff(
         files.push(file);
         // libgit2 made this patch binary (no hunks) without loading either side (max_size).
         if (options.maxBytes !== undefined && Math.max(patch.oldFile().size(), patch.newFile().size()) > options.maxBytes) file.tooLarge = true;
-        const hunks = await patch.hunks();
-        if (
-          hunks.length === 0 &&
-          !file.tooLarge &&
-          patch.oldFile().id().tostrS() !== patch.newFile().id().tostrS() &&
-          patch.oldFile().size() + patch.newFile().size() > 0
-        )
-          file.binary = true;
-        for (const h of hunks) {
+        for (const h of await patch.hunks()) {
           const hunk = await readHunk(h);
           if (hunk.body.length > budget) {
             truncated = true;

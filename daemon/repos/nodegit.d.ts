@@ -217,8 +217,6 @@ declare module 'nodegit' {
 
     class DiffFile {
       path(): string;
-      /** The blob's id (all zeros for a side that does not exist). */
-      id(): Oid;
       mode(): number;
       /** Bytes; read from the object's header once the patch is made (0 for a side that does not exist). */
       size(): number;

@@ -48,7 +48,10 @@ export async function changedText(source: string, before: readonly IndexedRef[],
     }
     if (changed.truncated || changed.files.length >= MAX_DIFF_FILES) return undefined;
     for (const f of changed.files) {
-      if (f.tooLarge || f.binary) return undefined;
+      // A file changed in place without hunks is one libgit2 took for binary (or only its
+      // mode changed): what its lines did is not known. One added or deleted without hunks
+      // is empty, or binary, which the index does not hold.
+      if (f.tooLarge || (f.hunks.length === 0 && f.oldPath !== null && f.newPath !== null)) return undefined;
       if (f.oldPath !== null) paths.add(f.oldPath);
       if (f.newPath !== null) paths.add(f.newPath);
       for (const h of f.hunks) {
