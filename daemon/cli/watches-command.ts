@@ -29,7 +29,7 @@ import type { Store, WatchEventRecord, WatchRecord } from '../store/store.ts';
 import { watchSecret } from '../watches/signature.ts';
 import { checkWatchUrl } from '../watches/url-policy.ts';
 import { WatchEvaluator, type NewWatch } from '../watches/watch-evaluator.ts';
-import { withId, type WatchEventBody } from '../watches/watch-event.ts';
+import { eventJson, type WatchEventBody } from '../watches/watch-event.ts';
 import { WatchFeed } from '../watches/watch-feed.ts';
 import { findConfigFile } from './config-file.ts';
 import { escaped, escapeControl, formatTable, jsonText } from './format.ts';
@@ -190,20 +190,6 @@ function wholeNumber(flag: string, text: string, min: number, max: number): numb
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max)
     throw new UsageError(`${flag} must be a whole number between ${min} and ${max}, got "${text}"`);
   return n;
-}
-
-/** An event as GET /api/watches/ID/events shows it: its body, and its delivery when it has one. */
-function eventJson(e: WatchEventRecord): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...withId(e) };
-  if (e.state !== 'none' || e.attempts > 0 || e.lastError !== undefined) {
-    body.delivery = {
-      state: e.state === 'none' ? 'withheld' : e.state,
-      attempts: e.attempts,
-      ...(e.nextAttemptAt !== undefined ? { nextAttemptAt: e.nextAttemptAt } : {}),
-      ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
-    };
-  }
-  return body;
 }
 
 /** `event 7  at  repository @ commit  delivery`, then `  + path:line: text` per line added and `  - ...` per line removed. */

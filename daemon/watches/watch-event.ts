@@ -49,3 +49,17 @@ export function withId(event: WatchEventRecord): WatchEventBody & { id: number }
 export function eventRepoId(event: WatchEventRecord): number {
   return (JSON.parse(event.payload) as WatchEventBody).repository.id;
 }
+
+/** An event as the API lists it (GET /api/watches/{id}/events): its body, and how its POST went when it has one. */
+export function eventJson(e: WatchEventRecord): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...withId(e) };
+  if (e.state !== 'none' || e.attempts > 0 || e.lastError !== undefined) {
+    body.delivery = {
+      state: e.state === 'none' ? 'withheld' : e.state,
+      attempts: e.attempts,
+      ...(e.nextAttemptAt !== undefined ? { nextAttemptAt: e.nextAttemptAt } : {}),
+      ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
+    };
+  }
+  return body;
+}

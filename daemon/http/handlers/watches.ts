@@ -11,7 +11,7 @@
 import type { Identity } from '../../auth/identity.ts';
 import { ServiceError } from '../../errors.ts';
 import type { WatchEventRecord, WatchRecord } from '../../store/store.ts';
-import { eventRepoId, withId } from '../../watches/watch-event.ts';
+import { eventJson, eventRepoId, withId } from '../../watches/watch-event.ts';
 import { checkWatchUrl } from '../../watches/url-policy.ts';
 import { watchSecret } from '../../watches/signature.ts';
 import type { NewWatch } from '../../watches/watch-evaluator.ts';
@@ -89,7 +89,7 @@ export function watchRoutes(s: Services): Route[] {
       response: { status: 200, schema: 'Watch', description: 'The watch.' },
       errors: ['WATCH_NOT_FOUND'],
       async handle(ctx) {
-        return { body: watchJson(await readable(s, ctx, 'read')) };
+        return { body: watchJson(await readable(s, ctx)) };
       },
     },
     {
@@ -101,7 +101,7 @@ export function watchRoutes(s: Services): Route[] {
       response: { status: 204, description: 'Deleted.' },
       errors: ['WATCH_NOT_FOUND'],
       async handle(ctx) {
-        const watch = await readable(s, ctx, 'delete');
+        const watch = await readable(s, ctx);
         await s.store.watches.delete(watch.id);
         s.watches?.evaluator.watchesChanged();
         return { status: 204, body: undefined };
@@ -165,7 +165,7 @@ async function find(s: Services, ctx: RouteContext): Promise<WatchRecord> {
 }
 
 /** The watch, when it is the caller's, or the caller is an organization owner; others' are 404 alike. */
-async function readable(s: Services, ctx: RouteContext, _what: string): Promise<WatchRecord> {
+async function readable(s: Services, ctx: RouteContext): Promise<WatchRecord> {
   const userId = member(ctx.identity, 'read watches');
   const watch = await find(s, ctx);
   if (watch.userId !== userId && ctx.identity.role !== 'owner')
@@ -209,19 +209,6 @@ export function watchJson(w: WatchRecord, secret?: string): Record<string, unkno
     deadLetters: w.deadLetters,
     ...(secret !== undefined ? { secret } : {}),
   };
-}
-
-function eventJson(e: WatchEventRecord): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...withId(e) };
-  if (e.state !== 'none' || e.attempts > 0 || e.lastError !== undefined) {
-    body.delivery = {
-      state: e.state === 'none' ? 'withheld' : e.state,
-      attempts: e.attempts,
-      ...(e.nextAttemptAt !== undefined ? { nextAttemptAt: e.nextAttemptAt } : {}),
-      ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
-    };
-  }
-  return body;
 }
 
 /** The SSE stream: what the client missed (Last-Event-ID), then each change as it is recorded. */
