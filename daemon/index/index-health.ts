@@ -14,7 +14,7 @@ import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { shardsDir, writeFileAtomic } from './data-dir.ts';
 import {
   BROKEN_MARK,
-  bumpIndexVersion,
+  announceChange,
   loadManifest,
   MANIFEST_MAX_BYTES,
   manifestRepoName,
@@ -26,6 +26,7 @@ import {
   type LoadedManifest,
 } from './manifest.ts';
 import { indexVersionStamp } from './index-stamp.ts';
+import { JournalCursor } from './index-journal.ts';
 import { checkShardHeader } from './section-file.ts';
 import { SHARD_FORMAT, SYMBOLS_FORMAT } from './shard-format.ts';
 
@@ -70,32 +71,48 @@ const MARK_MAX_BYTES = 64 * 1024;
 
 /**
  * Reads every repository's manifest and sorts the healthy from the broken. With `earlier`
- * (the reads of a view's previous state), a repository whose manifest and mark read as the
- * same bytes as then keeps that verdict without being parsed and checked again: the files a
- * manifest names carry its generation and are never rewritten, so the same manifest names
- * the same files. (Bytes, not stat identities: a manifest replaced twice within a clock tick
- * can come back with the inode, size and times of the one before.) Damage that appears
- * later in a named file is found by the searches and the scrub, which mark it.
+ * (the reads of a view's previous state), only what changed is read again: after a bump
+ * that the change journal announces (index-journal.ts), the repositories it names and
+ * those that were broken; otherwise every repository, of which one whose manifest and mark
+ * read as the same bytes as then keeps that verdict without being parsed and checked
+ * again. The files a manifest names carry its generation and are never rewritten, so the
+ * same manifest names the same files. (Bytes, not stat identities: a manifest replaced
+ * twice within a clock tick can come back with the inode, size and times of the one
+ * before.) Damage that appears later in a named file is found by the searches and the
+ * scrub, which mark it.
  */
 export function readIndexState(dataDir: string, earlier?: ManifestReads): IndexState {
   // Read first: a change that lands while the state is read is seen at the next look.
   const version = readIndexVersion(dataDir);
+  earlier?.of(dataDir);
+  const changed = earlier?.changedSince(version);
+  if (changed !== undefined) return readChanged(dataDir, version, earlier!, changed);
+  earlier?.startFull(version);
   const manifests: LoadedManifest[] = [];
   const broken: BrokenRepo[] = [];
   const headers: HeaderChecks = new Map();
   const seen = earlier ? new Set<number>() : undefined;
   for (const repoId of repoDirs(dataDir)) {
     seen?.add(repoId);
-    const files = earlier ? fileIdentities(dataDir, repoId) : undefined;
-    const kept = files !== undefined ? earlier!.get(repoId, files) : undefined;
-    const verdict = kept ?? readVerdict(dataDir, repoId, headers);
-    if (files !== undefined && kept === undefined) earlier!.set(repoId, files, verdict);
+    const verdict = earlier ? earlier.verdict(repoId, headers) : readVerdict(dataDir, repoId, headers);
     if (verdict === undefined) continue;
     if ('reason' in verdict) broken.push(verdict);
     else manifests.push(verdict);
   }
   if (seen) earlier!.keepOnly(seen);
   return { version, manifests, broken };
+}
+
+/** The state after a journaled change: the earlier verdicts, with the repositories named (and those broken) read again. */
+function readChanged(dataDir: string, version: string, earlier: ManifestReads, repoIds: Set<number>): IndexState {
+  const headers: HeaderChecks = new Map();
+  const broken: BrokenRepo[] = [];
+  for (const repoId of repoIds) {
+    const verdict = existsSync(shardsDir(dataDir, repoId)) ? earlier.verdict(repoId, headers) : earlier.forget(repoId);
+    if (verdict !== undefined && 'reason' in verdict) broken.push(verdict);
+  }
+  broken.sort((a, b) => a.repoId - b.repoId);
+  return { version, manifests: earlier.healthy(), broken };
 }
 
 /** A repository's manifest when its index can be served, what is wrong otherwise; undefined when it has no manifest. */
@@ -123,26 +140,90 @@ function contentOf(path: string, bound: number): string {
   }
 }
 
+/** How many of the versions last read from the journal are remembered (a bump read after its line was). */
+const VERSIONS_KEPT = 256;
+
 /**
- * The healthy manifests of a view's last read, by repository, with the identities of the
- * files they were read from. A broken verdict is not kept: it is read again (the view
- * completes and reports the copy it is handed), and damage is rare.
+ * What a view's last read found, by repository: the healthy manifests with the bytes they
+ * were read from, the repositories found broken (read again every time: the view completes
+ * and reports the copy it is handed, and damage is rare), and its place in the change
+ * journal.
  */
 export class ManifestReads {
   readonly #byRepo = new Map<number, { files: string; manifest: LoadedManifest }>();
+  readonly #broken = new Set<number>();
+  #journal: JournalCursor | undefined;
+  #dataDir: string | undefined;
+  /** index-version at the last read ('' before the first). */
+  #version = '';
+  /** Versions the journal named lately, oldest first. */
+  readonly #versions = new Set<string>();
 
-  get(repoId: number, files: string): LoadedManifest | undefined {
-    const e = this.#byRepo.get(repoId);
-    return e !== undefined && e.files === files ? e.manifest : undefined;
+  /** What the journal says changed since the last read, broken repositories added; undefined: read everything. */
+  changedSince(version: string): Set<number> | undefined {
+    const journal = this.#journal;
+    if (journal === undefined || this.#version === '' || version === this.#version) return undefined;
+    const since = journal.read();
+    if (since === undefined) return undefined;
+    for (const v of since.versions) {
+      this.#versions.delete(v);
+      this.#versions.add(v);
+    }
+    while (this.#versions.size > VERSIONS_KEPT) this.#versions.delete(this.#versions.values().next().value!);
+    if (!this.#versions.has(version.trim())) return undefined;
+    this.#version = version;
+    const ids = since.repoIds;
+    for (const id of this.#broken) ids.add(id);
+    return ids;
   }
 
-  set(repoId: number, files: string, verdict: LoadedManifest | BrokenRepo | undefined): void {
-    if (verdict === undefined || 'reason' in verdict) this.#byRepo.delete(repoId);
-    else this.#byRepo.set(repoId, { files, manifest: verdict });
+  /** A full read begins: the journal is read from its end as it is now. */
+  startFull(version: string): void {
+    this.#version = version;
+    this.#journal?.mark();
+  }
+
+  /** The repository's verdict: the one kept when its manifest and mark read as the same bytes, else read now. */
+  verdict(repoId: number, headers: HeaderChecks): LoadedManifest | BrokenRepo | undefined {
+    const dataDir = this.#dataDir!;
+    const files = fileIdentities(dataDir, repoId);
+    const e = this.#byRepo.get(repoId);
+    if (e !== undefined && e.files === files) return e.manifest;
+    const verdict = readVerdict(dataDir, repoId, headers);
+    this.#byRepo.delete(repoId);
+    this.#broken.delete(repoId);
+    if (verdict !== undefined && 'reason' in verdict) this.#broken.add(repoId);
+    else if (verdict !== undefined) this.#byRepo.set(repoId, { files, manifest: verdict });
+    return verdict;
+  }
+
+  /** The repository has no directory any more. */
+  forget(repoId: number): undefined {
+    this.#byRepo.delete(repoId);
+    this.#broken.delete(repoId);
+    return undefined;
+  }
+
+  /** The healthy manifests, by repository id. */
+  healthy(): LoadedManifest[] {
+    return [...this.#byRepo.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e.manifest);
   }
 
   keepOnly(repoIds: Set<number>): void {
     for (const id of this.#byRepo.keys()) if (!repoIds.has(id)) this.#byRepo.delete(id);
+    for (const id of this.#broken) if (!repoIds.has(id)) this.#broken.delete(id);
+  }
+
+  /** Reads of data dir `dataDir` (one ManifestReads serves one data dir). */
+  of(dataDir: string): this {
+    if (this.#dataDir !== dataDir) {
+      this.#dataDir = dataDir;
+      this.#journal = new JournalCursor(dataDir);
+      this.#byRepo.clear();
+      this.#broken.clear();
+      this.#version = '';
+    }
+    return this;
   }
 }
 
@@ -224,7 +305,7 @@ export function markBroken(dataDir: string, repoId: number, generation: number, 
   const current = loadManifest(dataDir, repoId);
   if (!current || 'unreadable' in current || current.generation !== generation) return false;
   writeFileAtomic(join(shardsDir(dataDir, repoId), BROKEN_MARK), `${JSON.stringify({ generation, reason, at: now.toISOString() } satisfies BrokenMark)}\n`);
-  bumpIndexVersion(dataDir);
+  announceChange(dataDir, repoId);
   return true;
 }
 

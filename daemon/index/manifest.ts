@@ -12,6 +12,8 @@
 //   <dataDir>/index-version                 changes whenever any manifest does
 //   <dataDir>/index-seq                     rewritten in place after each such change: the
 //                                           signal searchers read as memory (index-stamp.ts)
+//   <dataDir>/index-changes                 which repositories each change touched, so that
+//                                           views read only theirs again (index-journal.ts)
 //
 // The manifest is the commit point of an index run: new files are written beside the old
 // ones under a new generation number, then the manifest is replaced atomically (temporary
@@ -59,6 +61,7 @@ import { readBoundedText, RefusedFile } from '../bounded-read.ts';
 import { SHARD_EXT, SYMBOLS_EXT } from './shard-format.ts';
 import { packsDir, shardsDir, writeFileAtomic } from './data-dir.ts';
 import { forgetStamp, INDEX_VERSION_FILE, signalIndexChange } from './index-stamp.ts';
+import { journalChange } from './index-journal.ts';
 import { removeLeftoverTemps } from '../runtime/left-behind.ts';
 import type { CodeHostType } from '../repos/hosts/types.ts';
 import type { GitRef } from '../repos/git.ts';
@@ -461,6 +464,7 @@ export function commitManifest(
   writeFileAtomic(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   // Committed. A mark names an older generation now (stale, header): it goes.
   rmSync(join(dir, BROKEN_MARK), { force: true });
+  journalChange(dataDir, next.repoId, manifest.indexVersion);
   if (!batch) bumpIndexVersion(dataDir, manifest.indexVersion);
   // Content committed before its symbols: the same run is writing the next generation's
   // symbols files (indexer.ts symbolsPass; the first ones may be done already, written by
@@ -515,7 +519,7 @@ export function retireRepository(dataDir: string, repoId: number, now = Date.now
   const previous = loaded && !('unreadable' in loaded) ? loaded : undefined;
   if (!previous) {
     rmSync(shardsDir(dataDir, repoId), { recursive: true, force: true });
-    bumpIndexVersion(dataDir);
+    announceChange(dataDir, repoId);
     return;
   }
   commitManifest(dataDir, { ...(previous as Manifest), version: 2, shards: [], files: 0, contentBytes: 0, skipped: 0 }, previous, now);
@@ -535,7 +539,11 @@ export function collectGarbage(dataDir: string, inUse: ReadonlySet<string> = new
       if (now - r.at >= RETIRE_GRACE_MS && !inUse.has(path)) rmSync(path, { force: true });
       else pending++;
     }
-    if (m.shards.length === 0 && pending === 0) rmSync(dir, { recursive: true, force: true });
+    if (m.shards.length === 0 && pending === 0) {
+      rmSync(dir, { recursive: true, force: true });
+      // Nothing is served from it any more: no bump, but views drop it at their next read.
+      journalChange(dataDir, m.repoId, undefined);
+    }
   }
 }
 
@@ -553,7 +561,7 @@ export function repairMissedBump(dataDir: string, repoId: number): void {
   if (ours === undefined) return;
   const current = readIndexVersion(dataDir).trim();
   if (current === ours) return;
-  if (versionTime(current) <= versionTime(ours)) bumpIndexVersion(dataDir);
+  if (versionTime(current) <= versionTime(ours)) announceChange(dataDir, repoId);
 }
 
 function versionTime(v: string): number {
@@ -565,7 +573,21 @@ function newIndexVersion(): string {
   return `${Date.now()}-${randomBytes(6).toString('hex')}`;
 }
 
-/** Tells searchers (in this and other processes) that some manifest changed (index-stamp.ts). */
+/**
+ * Tells searchers that repository `repoId`'s manifest or mark changed: the change journal
+ * (index-journal.ts) names it, then index-version is bumped.
+ */
+export function announceChange(dataDir: string, repoId: number): void {
+  const version = newIndexVersion();
+  journalChange(dataDir, repoId, version);
+  bumpIndexVersion(dataDir, version);
+}
+
+/**
+ * Tells searchers (in this and other processes) that some manifest changed (index-stamp.ts).
+ * A bump whose version the change journal does not name makes every view read every
+ * manifest again: changes of known repositories go through announceChange or commitManifest.
+ */
 export function bumpIndexVersion(dataDir: string, version = newIndexVersion()): void {
   writeFileAtomic(join(dataDir, INDEX_VERSION_FILE), `${version}\n`);
   signalIndexChange(dataDir);
