@@ -23,6 +23,7 @@ import {
   CONTROL_GRANTED,
   CONTROL_NEXT,
   pack,
+  type CatalogItem,
   type FromWorker,
   type PartialReply,
   type SearchTask,
@@ -45,6 +46,8 @@ interface Slot {
   runs: number;
   /** Its attention counter (protocol.ts): one more when a search or resume reaches it while it holds another caller's. */
   attention: Int32Array;
+  /** The catalog it was sent last (a new one is sent to it as changes to that one). */
+  lastCatalog?: number;
 }
 
 /** A search started on the pool: one reply per shard, in the order of its task's shards. */
@@ -212,9 +215,11 @@ export class SearchPool {
   private readonly runs = new Map<number, StartedSearch>();
   /** The bitmaps shared so far (shareVerified), for workers started later. */
   private readonly verified = new Map<string, SharedArrayBuffer>();
-  /** The catalogs the workers hold (catalog()), packed, for workers started later. */
-  private readonly catalogs = new Map<number, Uint8Array>();
+  /** The catalogs the workers hold (catalog()), for workers started later. */
+  private readonly catalogs = new Map<number, ShardRef[]>();
   private nextCatalog = 1;
+  /** The catalog made last, and where each of its shards is in it (kept after it is dropped: the next is sent as changes to it). */
+  private lastCatalog: { id: number; places: Map<ShardRef, number> } | undefined;
   /**
    * Two Int32 counters another thread may read to leave the disk and the cores to searches
    * (the scrub, index/section-scrub.ts): [ACTIVE_SEARCHES] searches running, and
@@ -330,9 +335,21 @@ export class SearchPool {
    */
   catalog(refs: ShardRef[]): number {
     const id = this.nextCatalog++;
-    const body = pack(refs);
-    this.catalogs.set(id, body);
-    for (const s of this.slots) this.post(s, { kind: 'catalog', id, body });
+    this.catalogs.set(id, refs);
+    // Sent as changes to the last one (the same ShardRef objects are unchanged shards, as
+    // the searcher keeps them): the workers keep what they worked out for the others, and
+    // the message carries only the new shards.
+    const base = this.lastCatalog;
+    let whole: Uint8Array | undefined;
+    let changes: Uint8Array | undefined;
+    for (const s of this.slots) {
+      if (base !== undefined && s.lastCatalog === base.id) {
+        changes ??= pack(refs.map((r): CatalogItem => base.places.get(r) ?? r));
+        this.post(s, { kind: 'catalog', id, body: changes, base: base.id });
+      } else this.post(s, { kind: 'catalog', id, body: (whole ??= pack(refs)) });
+      s.lastCatalog = id;
+    }
+    this.lastCatalog = { id, places: new Map(refs.map((r, i) => [r, i])) };
     return id;
   }
 
@@ -477,7 +494,10 @@ export class SearchPool {
     const fresh = this.spawn();
     this.slots[i] = fresh;
     if (this.verified.size > 0) this.post(fresh, { kind: 'verified', add: [...this.verified], gone: [] });
-    for (const [id, body] of this.catalogs) this.post(fresh, { kind: 'catalog', id, body });
+    for (const [id, refs] of this.catalogs) {
+      this.post(fresh, { kind: 'catalog', id, body: pack(refs) });
+      fresh.lastCatalog = id;
+    }
     for (const run of [...this.runs.values()]) {
       for (let s = 0; s < run.size; s++) {
         if (run.claimant(s) === slot.id && !run.settled(s)) run.resolve(s, { status: 'failed', error: `search worker failed: ${err.message}`, queuedNs: 0 });

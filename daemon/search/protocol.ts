@@ -91,6 +91,9 @@ export interface ShardRef {
   members: MemberRef[];
 }
 
+/** A catalog's shard in a catalog sent with a `base`: a place in the base, or a shard the base does not hold. */
+export type CatalogItem = number | ShardRef;
+
 /** A repository of a shard (shard-reader.ts members): its member number, id and current record. */
 export interface MemberRef {
   member: number;
@@ -184,9 +187,11 @@ export type ToWorker =
   /**
    * The shards of an index version, named by searches by their place (SearchTask.catalog):
    * sent once per version rather than with every search (thousands of repositories made
-   * every search's message hundreds of KB). `body` is a packed ShardRef[].
+   * every search's message hundreds of KB). `body` is a packed ShardRef[]; with `base`,
+   * the catalog this worker was sent last (CatalogItem), whose unchanged shards are named
+   * by their place in it, so that the worker keeps what it worked out for them.
    */
-  | { kind: 'catalog'; id: number; body: Uint8Array }
+  | { kind: 'catalog'; id: number; body: Uint8Array; base?: number }
   /** No search will name this catalog again. */
   | { kind: 'drop-catalog'; id: number }
   /** More shards of a known search were granted (or it stopped): claim again. */

@@ -34,6 +34,7 @@ import {
   type MemberRef,
   type PartialReply,
   type SearchTask,
+  type CatalogItem,
   type ShardRef,
   type ShardReply,
   type ToWorker,
@@ -207,6 +208,17 @@ function planOf(task: SearchTask): { plan: Plan; matchers: Matcher[] } {
   plans.set(key, kept);
   if (plans.size > PLANS_KEPT) plans.delete(plans.keys().next().value!);
   return kept;
+}
+
+/** The catalog received last, kept after it is dropped: the next one is sent as changes to it. */
+let last: { id: number; refs: ShardRef[] } | undefined;
+
+/** A catalog message's shards: the unchanged ones are the very objects of the base, so what was worked out from them (allMembers, the shards' branch classes) still holds. */
+function catalogOf(msg: Extract<ToWorker, { kind: 'catalog' }>): ShardRef[] {
+  if (msg.base === undefined) return packr.unpack(msg.body) as ShardRef[];
+  if (last?.id !== msg.base) throw new Error(`catalog ${msg.id} is sent as changes to catalog ${msg.base}, which this worker does not hold`);
+  const base = last.refs;
+  return (packr.unpack(msg.body) as CatalogItem[]).map((x) => (typeof x === 'number' ? base[x]! : x));
 }
 
 /** The catalog entry of shard `i` of a search. */
@@ -488,7 +500,7 @@ function onMessage(msg: ToWorker): void {
       for (const k of msg.keys) shards.delete(k);
       return;
     case 'catalog':
-      catalogs.set(msg.id, packr.unpack(msg.body) as ShardRef[]);
+      catalogs.set(msg.id, (last = { id: msg.id, refs: catalogOf(msg) }).refs);
       return;
     case 'drop-catalog':
       catalogs.delete(msg.id);

@@ -29,7 +29,7 @@ import { GLOBAL_CONTEXT } from '../config/contexts.ts';
 import { ServiceError } from '../errors.ts';
 import { MAX_DELTA_SHARDS } from '../index/delta.ts';
 import { IndexView, type IndexState } from '../index/index-health.ts';
-import { manifestRepoName, shardFiles } from '../index/manifest.ts';
+import { manifestRepoName, shardFiles, type LoadedManifest } from '../index/manifest.ts';
 import { Shard } from '../index/shard-reader.ts';
 import { ShardError } from '../index/shard-error.ts';
 import { markAllPassed, newChecks, takeWritten } from '../index/section-checks.ts';
@@ -124,19 +124,12 @@ export class Searcher implements SearchService {
     this.snapshot(this.view.reload());
   }
 
-  /** Makes the current snapshot from an index state. */
-  private snapshot(state: IndexState): void {
-    this.state = state;
-    const entries: ShardEntry[] = [];
-    /** Compound shards' entries by file: each repository naming one joins it. */
-    const byPath = new Map<string, ShardEntry>();
-    const manifests = [...state.manifests].sort((a, b) => {
-      const x = manifestRepoName(a);
-      const y = manifestRepoName(b);
-      return x < y ? -1 : x > y ? 1 : a.repoId - b.repoId;
-    });
-    for (const m of manifests) {
-      const visibility = this.view.visibility(m);
+  /** What a snapshot takes from each manifest, worked out once per manifest (an unchanged one is the same object in the next state). */
+  private readonly parts = new WeakMap<LoadedManifest, ManifestParts>();
+
+  private partsOf(m: LoadedManifest): ManifestParts {
+    let p = this.parts.get(m);
+    if (!p) {
       // One for all the repository's shards (a history's are several, and its refs thousands).
       const flags: RepoFlags | undefined = m.repo && {
         repoName: m.repo.name,
@@ -146,36 +139,56 @@ export class Searcher implements SearchService {
         visibility: m.repo.visibility,
         refs: refNames(m.refs.map((r) => r.name)),
       };
-      for (const s of m.shards) {
+      const shards = m.shards.map((s) => {
         const { path, membership, symbols } = shardFiles(this.options.dataDir, m.repoId, s);
+        // (A compound shard's documents are all its members': the pack's count.)
+        return {
+          path,
+          membership,
+          symbols,
+          key: shardKey(path, membership, symbols),
+          member: s.member,
+          docs: s.member !== undefined ? (s.packDocs ?? 0) : s.docs,
+        };
+      });
+      this.parts.set(m, (p = { name: manifestRepoName(m), flags, shards }));
+    }
+    return p;
+  }
+
+  /** Makes the current snapshot from an index state. */
+  private snapshot(state: IndexState): void {
+    this.state = state;
+    const entries: ShardEntry[] = [];
+    /** Compound shards' entries by file: each repository naming one joins it. */
+    const byPath = new Map<string, ShardEntry>();
+    const manifests = state.manifests.map((m) => ({ m, parts: this.partsOf(m) }));
+    manifests.sort((a, b) => (a.parts.name < b.parts.name ? -1 : a.parts.name > b.parts.name ? 1 : a.m.repoId - b.m.repoId));
+    for (const { m, parts } of manifests) {
+      const visibility = this.view.visibility(m);
+      for (const s of parts.shards) {
         const member: EntryMember = { member: s.member ?? 0, repoId: m.repoId, visibility, generation: m.generation };
         if (m.repo) {
           member.repo = m.repo;
-          member.flags = flags;
+          member.flags = parts.flags;
         }
-        const known = byPath.get(path);
+        const known = byPath.get(s.path);
         if (known) {
           known.members.push(member);
           continue;
         }
-        // (A compound shard's documents are all its members': the pack's count.)
-        const entry: ShardEntry = {
-          path,
-          key: shardKey(path, membership, symbols),
-          members: [member],
-          verified: this.checksOf(path, s.member !== undefined ? (s.packDocs ?? 0) : s.docs),
-          index: entries.length,
-        };
-        if (membership) entry.membership = membership;
-        if (symbols) {
-          entry.symbols = symbols;
-          entry.symbolsVerified = this.checksOf(symbols, 0);
+        const entry: ShardEntry = { path: s.path, key: s.key, members: [member], verified: this.checksOf(s.path, s.docs), index: entries.length };
+        if (s.membership) entry.membership = s.membership;
+        if (s.symbols) {
+          entry.symbols = s.symbols;
+          entry.symbolsVerified = this.checksOf(s.symbols, 0);
         }
-        if (s.member !== undefined) byPath.set(path, entry);
+        if (s.member !== undefined) byPath.set(s.path, entry);
         entries.push(entry);
       }
     }
     for (const e of byPath.values()) e.members.sort((a, b) => a.member - b.member);
+    keepRefs(this.current.entries, entries);
     // A broken repository whose visibility is unknown (its manifest is lost) counts as private.
     const broken = state.broken.map((b) => ({ repoId: b.repoId, visibility: b.visibility ?? ('private' as const), shards: Math.max(1, b.shards ?? 1) }));
     if (this.current.users > 0) this.held.add(this.current);
@@ -642,6 +655,31 @@ function unresolvedContext(context: string | undefined, filter: SearchOptions['r
 
 /** What the workers know of a shard (its catalog entry). */
 const refs = new WeakMap<ShardEntry, ShardRef>();
+
+/** A manifest's part of a snapshot (Searcher.partsOf). */
+interface ManifestParts {
+  /** Its repository's name: what the snapshot is sorted by. */
+  name: string;
+  flags: RepoFlags | undefined;
+  shards: Array<{ path: string; membership?: string; symbols?: string; key: string; member?: number; docs: number }>;
+}
+
+/**
+ * Gives the entries of a new snapshot that name a shard as the old one did the old one's
+ * ShardRef: the pool sends the workers only the shards that changed (SearchPool.catalog),
+ * and they keep what they worked out for the others. An unchanged manifest is the same
+ * object from one state to the next (index-health.ts), so its repository record is too.
+ */
+function keepRefs(old: readonly ShardEntry[], entries: readonly ShardEntry[]): void {
+  if (old.length === 0) return;
+  const byPath = new Map(old.map((e) => [e.path, e]));
+  for (const e of entries) {
+    const o = byPath.get(e.path);
+    if (o === undefined || o.membership !== e.membership || o.symbols !== e.symbols || o.members.length !== e.members.length) continue;
+    if (o.members.every((m, i) => m.member === e.members[i]!.member && m.repoId === e.members[i]!.repoId && m.repo === e.members[i]!.repo))
+      refs.set(e, refOf(o));
+  }
+}
 
 function refOf(e: ShardEntry): ShardRef {
   let ref = refs.get(e);

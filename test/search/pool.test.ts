@@ -252,3 +252,65 @@ test('a run with onMessage gets each message of replies packed, before its shard
     await pool.close();
   }
 });
+
+test('a catalog is sent as changes to the last one; it is searched as the whole one is, by a replacement worker too', async () => {
+  // Found in some shards' files and not others': a shard searched in another's place shows.
+  const t = await task('needle_1[0-9]*_7 ', true, 1, true);
+  const all = t.shards;
+  assert.ok(all.length >= 8, `enough shards (${all.length})`);
+  const copy = (r: (typeof all)[number]) =>
+    shardRef(
+      r.shardPath,
+      r.members.map((m) => memberRef(m.member, m.repoId)),
+    );
+  const pool = new SearchPool(2);
+  const reference = new SearchPool(1);
+  const sent: Array<{ id: number; base?: number; bytes: number }> = [];
+  const spy = () => {
+    for (const w of workers(pool)) {
+      const post = w.postMessage.bind(w);
+      if ((w as { spied?: boolean }).spied) continue;
+      (w as { spied?: boolean }).spied = true;
+      w.postMessage = (msg: { kind: string; id: number; base?: number; body: Uint8Array }, transfer?: never) => {
+        if (msg.kind === 'catalog') sent.push({ id: msg.id, base: msg.base, bytes: msg.body.byteLength });
+        post(msg, transfer);
+      };
+    }
+  };
+  /** Each place's hits, searched through `on` with catalog `refs`. */
+  const search = async (on: SearchPool, refs: typeof all) => {
+    const catalog = on.catalog(refs);
+    const replies = await Promise.all(on.start({ ...t, catalog, shards: refs.map((_, i) => i) }, new SharedArrayBuffer(4)).replies);
+    return { catalog, found: replies.map((r) => (r.status === 'done' ? found(r) : r.status)) };
+  };
+  try {
+    spy();
+    const a = all.slice(0, 6);
+    await search(pool, a);
+    // Shards of the last catalog (the same objects), in another order, and others (new objects for known files too).
+    const b = [all[5]!, copy(all[7]!), all[0]!, all[6]!, copy(all[1]!), all[2]!];
+    const searchedB = await search(pool, b);
+    assert.deepEqual(searchedB.found, (await search(reference, b)).found);
+    assert.ok(new Set(searchedB.found).size > 1, `the shards' counts differ: ${searchedB.found.join(' ')}`);
+    const ofB = sent.filter((m) => m.id === searchedB.catalog);
+    assert.equal(ofB.length, 2, 'both workers were sent the catalog');
+    for (const m of ofB) assert.equal(m.base, searchedB.catalog - 1, 'as changes to the last one');
+    const whole = sent.find((m) => m.base === undefined && m.id < searchedB.catalog)!;
+    assert.ok(ofB[0]!.bytes < whole.bytes, `the changes (${ofB[0]!.bytes} bytes) are smaller than a whole catalog (${whole.bytes})`);
+
+    // A worker replaced after the last catalog was dropped holds the earlier ones only: the next comes to it whole.
+    pool.dropCatalog(searchedB.catalog);
+    const [first] = workers(pool);
+    await first!.terminate();
+    while (workers(pool).includes(first!)) await new Promise((r) => setTimeout(r, 5));
+    spy();
+    const c = [all[0]!, copy(all[3]!), all[6]!, all[7]!, copy(all[8]!), all[5]!];
+    const searchedC = await search(pool, c);
+    assert.deepEqual(searchedC.found, (await search(reference, c)).found);
+    const ofC = sent.filter((m) => m.id === searchedC.catalog);
+    assert.deepEqual(ofC.map((m) => m.base).sort(), [searchedB.catalog, undefined].sort(), 'the replacement was sent it whole, the other worker as changes');
+  } finally {
+    await pool.close();
+    await reference.close();
+  }
+});
