@@ -187,17 +187,21 @@ export class WatchEvaluator {
       if (!o) owners.set(userId, (o = this.#d.owner(userId)));
       return o;
     };
+    const states: WatchedRepoState[] = [];
     for (const m of changed) {
       report.repos++;
       const before = seen.get(m.repoId);
       if (watches.length > 0) await this.#repoChanged(m, before, watches, ownerOf, report);
-      const state: WatchedRepoState = {
-        repoId: m.repoId,
-        generation: m.generation,
-        refs: (m.refs ?? []).map((r) => ({ name: r.name, kind: r.kind, commit: r.commit })),
-      };
-      await store.watches.setRepoState(state);
-      seen.set(m.repoId, state);
+      states.push({ repoId: m.repoId, generation: m.generation, refs: (m.refs ?? []).map((r) => ({ name: r.name, kind: r.kind, commit: r.commit })) });
+    }
+    // The states move once every watch is recorded, together (a pack's rebuild re-commits
+    // every repository of the pack): a check cut short is run again, and finds what was
+    // recorded unchanged.
+    if (states.length > 0) {
+      await store.atomically(async () => {
+        for (const state of states) await store.watches.setRepoState(state);
+      });
+      for (const state of states) seen.set(state.repoId, state);
     }
     for (const repoId of gone) {
       report.removedRepos++;
@@ -265,6 +269,12 @@ export class WatchEvaluator {
     const read = performance.now();
     const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
     report.gitMs += performance.now() - read;
+    // No file changed (its refs did not move: a pack rebuilt for another repository's
+    // change re-commits this one too): no watch's matches can have.
+    if (text !== undefined && text.paths.length === 0) {
+      report.skipped += watches.length;
+      return;
+    }
     for (const w of watches) {
       const p = this.#planOf(w);
       if (!p) continue;
