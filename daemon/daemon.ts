@@ -448,8 +448,7 @@ async function setUpIdentity(d: Assembly, api: Api, { audit, authFailures }: Aud
   };
   // The web UI's browser sessions: tokens signed under the same secret, naming a session
   // the store keeps, so every daemon process sharing the data dir accepts them; signed in
-  // with an API key through the same authenticator, which then accepts the session cookie
-  // on the API's routes.
+  // with an API key through the same authenticator, which then accepts the session cookie on the API's routes.
   const sessions = new BrowserSessions(secret, now);
   // A sign-in with a code host links the member's account there, for the permission sync.
   const link = options.linkHostAccount ?? (async (userId, signIn) => void (await d.permissions!.links.linkSignedIn(userId, signIn)));
@@ -772,6 +771,7 @@ async function shutDown(
   d.stopping = true;
   clearInterval(maintenance);
   admission.idle.close();
+  api.mcp.endStreams();
   await d.server!.close(timeoutMs);
   // No request is left to fail: the open counts of failed authentications are recorded.
   audit.authFailures.flush(true);

@@ -107,13 +107,41 @@ export class McpSessions {
     return refused ?? session.transport.handleRequest(request, { authInfo, parsedBody: body });
   }
 
+  /** The open GET event streams' ends (endStreams); undefined once they were ended. */
+  private streams: Set<TransformStreamDefaultController<Uint8Array>> | undefined = new Set();
+
+  /**
+   * Ends every open GET event stream, and any opened from now on, leaving the sessions
+   * and their requests in flight alone: a daemon beginning to shut down lets requests
+   * finish, and a stream has no end of its own (it would hold the shutdown for its whole
+   * timeout). A client that reconnects after the restart gets a new session.
+   */
+  endStreams(): void {
+    const open = this.streams;
+    this.streams = undefined;
+    for (const c of open ?? []) c.terminate();
+  }
+
   /** An event stream that marks its session used each time it carries something (the top). */
   private inUseWhileOpen(session: Session, response: Response): Response {
     if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
+    let end: TransformStreamDefaultController<Uint8Array> | undefined;
     const touch = new TransformStream<Uint8Array, Uint8Array>({
+      start: (controller) => {
+        end = controller;
+        if (this.streams) this.streams.add(controller);
+        else controller.terminate();
+      },
       transform: (chunk, controller) => {
         session.lastUsed = this.options.now();
         controller.enqueue(chunk);
+      },
+      // Ended by the transport, or left by the client: forgotten either way.
+      flush: () => {
+        if (end) this.streams?.delete(end);
+      },
+      cancel: () => {
+        if (end) this.streams?.delete(end);
       },
     });
     // Cancelled by the client's leaving, the pipe cancels the transport's stream too (which then forgets it).

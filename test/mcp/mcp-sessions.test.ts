@@ -159,3 +159,38 @@ test('a session listening on its GET event stream is not idle; once the stream e
     await s.closeAll();
   }
 });
+
+test('at shutdown the open GET event streams end, and any opened after; the sessions still answer', async () => {
+  const s = sessions({ streamKeepAliveMs: 20 });
+  try {
+    const id = await open(s, ann);
+    const getStream = () =>
+      s.handle(new Request(URL_, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } }), ann);
+    const drained = async (res: Response): Promise<string> => {
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    const first = await getStream();
+    assert.equal(first.status, 200);
+    const reading = drained(first);
+    await new Promise((r) => setTimeout(r, 100));
+    s.endStreams();
+    const ended = await Promise.race([reading.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still open after 5 s'), 5_000))]);
+    assert.equal(ended, 'ended');
+    assert.equal(s.size, 1, 'the session is left open');
+    const answered = await s.handle(post(ping(), id), ann);
+    assert.equal(answered.status, 200, 'its requests are still answered');
+    // A stream opened once shutdown began ends at once, empty.
+    const second = await getStream();
+    assert.equal(second.status, 200);
+    assert.equal(await drained(second), '');
+  } finally {
+    await s.closeAll();
+  }
+});

@@ -194,4 +194,9 @@ test('watches through the tool server: tools, resources, a subscription told of 
   await alice.transport.terminateSession();
   await alice.client.close();
   await until('the session closed', () => feed.listeners === listening, 5_000);
+
+  // Bob's client still listens on its GET event stream: it does not hold the shutdown for its timeout (10 s).
+  const stopping = performance.now();
+  await d.daemon.close();
+  assert.ok(performance.now() - stopping < 5000, `closed in ${Math.round(performance.now() - stopping)} ms`);
 });
