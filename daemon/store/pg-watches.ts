@@ -80,13 +80,14 @@ export class PgWatches implements WatchStore {
     );
   }
 
-  setRepoState(state: WatchedRepoState): Promise<void> {
-    return this.db.run('write', async (sql) => {
-      await sql.changes(
-        `INSERT INTO watched_repos (repo_id, generation, refs) VALUES ($1, $2, $3)
-         ON CONFLICT (repo_id) DO UPDATE SET generation = excluded.generation, refs = excluded.refs`,
-        [state.repoId, state.generation, JSON.stringify(state.refs)],
-      );
+  setRepoStates(states: readonly WatchedRepoState[]): Promise<void> {
+    return this.db.run('transaction', async (sql) => {
+      for (const state of states)
+        await sql.changes(
+          `INSERT INTO watched_repos (repo_id, generation, refs) VALUES ($1, $2, $3)
+           ON CONFLICT (repo_id) DO UPDATE SET generation = excluded.generation, refs = excluded.refs`,
+          [state.repoId, state.generation, JSON.stringify(state.refs)],
+        );
     });
   }
 

@@ -24,6 +24,10 @@ export class SqliteWatches implements WatchStoreSync {
   readonly #settleTx: BetterSqlite3.Transaction<(id: number, outcome: Parameters<WatchStoreSync['settleEvent']>[1], now: string) => void>;
 
   constructor(db: BetterSqlite3.Database) {
+    // (Nested in an outer transaction, better-sqlite3 makes it a savepoint.)
+    this.#setRepoStates = db.transaction((states: readonly WatchedRepoState[]) => {
+      for (const s of states) this.#s.setRepoState!.run(s.repoId, s.generation, JSON.stringify(s.refs));
+    });
     this.#s = {
       insert: db.prepare(
         `INSERT INTO watches (user_id, name, query, is_regex, case_sensitive, url, salt, created_at)
@@ -131,9 +135,11 @@ export class SqliteWatches implements WatchStoreSync {
     }));
   }
 
-  setRepoState(state: WatchedRepoState): void {
-    this.#s.setRepoState!.run(state.repoId, state.generation, JSON.stringify(state.refs));
+  setRepoStates(states: readonly WatchedRepoState[]): void {
+    this.#setRepoStates(states);
   }
+
+  readonly #setRepoStates: (states: readonly WatchedRepoState[]) => void;
 
   deleteRepoState(repoId: number): void {
     this.#s.deleteRepoState!.run(repoId);

@@ -77,7 +77,8 @@ export interface WatchStoreSync {
   /** Which watches have matches recorded in the repository. */
   watchesIn(repoId: number): number[];
   repoStates(): WatchedRepoState[];
-  setRepoState(state: WatchedRepoState): void;
+  /** Records each repository's state, all of them or none (one transaction, within one call). */
+  setRepoStates(states: readonly WatchedRepoState[]): void;
   deleteRepoState(repoId: number): void;
   /** Records a change (state 'pending', due now, when the watch has a url; else 'none'); its id. */
   addEvent(watchId: number, payload: string, now: string): number;

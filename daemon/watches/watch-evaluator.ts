@@ -198,9 +198,9 @@ export class WatchEvaluator {
     // every repository of the pack): a check cut short is run again, and finds what was
     // recorded unchanged.
     if (states.length > 0) {
-      await store.atomically(async () => {
-        for (const state of states) await store.watches.setRepoState(state);
-      });
+      // (One call, not a transaction held across awaits: that would hold the store's
+      // write lock while the event loop turns.)
+      await store.watches.setRepoStates(states);
       for (const state of states) seen.set(state.repoId, state);
     }
     for (const repoId of gone) {

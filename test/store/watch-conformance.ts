@@ -67,9 +67,12 @@ export function watchConformance(storeTest: StoreTest): void {
     assert.deepEqual(await store.watches.matchesOf(w.id, 3), [{ path: 'x', line: 4, text: 'TODO b' }]);
     await store.watches.setMatches(w.id, 3, []);
     assert.deepEqual(await store.watches.watchesIn(3), []);
-    await store.watches.setRepoState({ repoId: 5, generation: 2, refs: [{ name: 'main', kind: 'branch', commit: 'c1' }] });
-    await store.watches.setRepoState({ repoId: 4, generation: 1, refs: [] });
-    await store.watches.setRepoState({ repoId: 5, generation: 3, refs: [{ name: 'main', kind: 'branch', commit: 'c2' }] });
+    await store.watches.setRepoStates([
+      { repoId: 5, generation: 2, refs: [{ name: 'main', kind: 'branch', commit: 'c1' }] },
+      { repoId: 4, generation: 1, refs: [] },
+    ]);
+    await store.watches.setRepoStates([{ repoId: 5, generation: 3, refs: [{ name: 'main', kind: 'branch', commit: 'c2' }] }]);
+    await store.watches.setRepoStates([]);
     assert.deepEqual(await store.watches.repoStates(), [
       { repoId: 4, generation: 1, refs: [] },
       { repoId: 5, generation: 3, refs: [{ name: 'main', kind: 'branch', commit: 'c2' }] },
