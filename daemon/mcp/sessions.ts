@@ -126,6 +126,10 @@ export class McpSessions {
   private inUseWhileOpen(session: Session, response: Response): Response {
     if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
     let end: TransformStreamDefaultController<Uint8Array> | undefined;
+    // Ended by the transport, or left by the client: forgotten either way.
+    const forget = () => {
+      if (end) this.streams?.delete(end);
+    };
     const touch = new TransformStream<Uint8Array, Uint8Array>({
       start: (controller) => {
         end = controller;
@@ -136,13 +140,8 @@ export class McpSessions {
         session.lastUsed = this.options.now();
         controller.enqueue(chunk);
       },
-      // Ended by the transport, or left by the client: forgotten either way.
-      flush: () => {
-        if (end) this.streams?.delete(end);
-      },
-      cancel: () => {
-        if (end) this.streams?.delete(end);
-      },
+      flush: forget,
+      cancel: forget,
     });
     // Cancelled by the client's leaving, the pipe cancels the transport's stream too (which then forgets it).
     return new Response(response.body.pipeThrough(touch), { status: response.status, statusText: response.statusText, headers: response.headers });

@@ -22,12 +22,9 @@ export class SqliteWatches implements WatchStoreSync {
     (watch: Parameters<WatchStoreSync['create']>[0], baseline: Parameters<WatchStoreSync['create']>[1], now: string) => WatchRecord
   >;
   readonly #settleTx: BetterSqlite3.Transaction<(id: number, outcome: Parameters<WatchStoreSync['settleEvent']>[1], now: string) => void>;
+  readonly #repoStatesTx: BetterSqlite3.Transaction<(states: readonly WatchedRepoState[]) => void>;
 
   constructor(db: BetterSqlite3.Database) {
-    // (Nested in an outer transaction, better-sqlite3 makes it a savepoint.)
-    this.#setRepoStates = db.transaction((states: readonly WatchedRepoState[]) => {
-      for (const s of states) this.#s.setRepoState!.run(s.repoId, s.generation, JSON.stringify(s.refs));
-    });
     this.#s = {
       insert: db.prepare(
         `INSERT INTO watches (user_id, name, query, is_regex, case_sensitive, url, salt, created_at)
@@ -66,6 +63,9 @@ export class SqliteWatches implements WatchStoreSync {
       countDead: db.prepare('UPDATE watches SET dead_letters = dead_letters + 1 WHERE id = ?'),
       prune: db.prepare("DELETE FROM watch_events WHERE created_at < ? AND state <> 'pending'"),
     };
+    this.#repoStatesTx = db.transaction((states) => {
+      for (const st of states) this.#s.setRepoState!.run(st.repoId, st.generation, JSON.stringify(st.refs));
+    });
     this.#createTx = db.transaction((watch, baseline, now) => {
       const row = this.#s.insert!.get({
         userId: watch.userId,
@@ -136,10 +136,8 @@ export class SqliteWatches implements WatchStoreSync {
   }
 
   setRepoStates(states: readonly WatchedRepoState[]): void {
-    this.#setRepoStates(states);
+    this.#repoStatesTx(states);
   }
-
-  readonly #setRepoStates: (states: readonly WatchedRepoState[]) => void;
 
   deleteRepoState(repoId: number): void {
     this.#s.deleteRepoState!.run(repoId);
