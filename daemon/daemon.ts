@@ -16,7 +16,6 @@ import type { Config, Settings } from './config/types.ts';
 import { IndexView } from './index/index-health.ts';
 import { loadManifest, symbolsPending } from './index/manifest.ts';
 import { indexSize } from './index/index-size.ts';
-import { collectIndexGarbage } from './index/garbage.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
 import { SyncScheduler } from './sync/scheduler.ts';
@@ -32,7 +31,7 @@ import { collectHeap } from './runtime/collect-heap.ts';
 import { IdleCollector } from './runtime/idle-collector.ts';
 import { trimHeap } from './runtime/heap-trim.ts';
 import { openConfiguredStore } from './store/open.ts';
-import { pruneExpiredRecords } from './store/expired-records.ts';
+import { startMaintenance } from './maintenance-rounds.ts';
 import { ClusterNode, clusterSecret } from './cluster/node.ts';
 import { nodeIdOf } from './cluster/node-id.ts';
 import type { InternalRoute } from './cluster/internal-route.ts';
@@ -86,7 +85,6 @@ import { trustedKeys } from './auth/license.ts';
 import { verifyAccessToken } from './oauth/access.ts';
 import { unavailable, type OAuthContext } from './oauth/context.ts';
 import { challenge } from './oauth/metadata.ts';
-import { UNUSED_CLIENT_TTL_MS } from './oauth/clients.ts';
 import { preparer } from './mcp/call.ts';
 import { routeInvoker } from './mcp/invoke.ts';
 import { createToolServer, MCP_MAX_SESSIONS, MCP_MAX_SESSIONS_PER_USER, MCP_SESSION_IDLE_MS } from './mcp/server.ts';
@@ -167,7 +165,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (!d.config.cluster) api.services.watches = d.watches = startWatching(d, api.services, index.view, identity.authenticator);
     if (d.config.cluster) await joinCluster(d, { api, metrics: index.metrics, authenticator: identity.authenticator, url });
     startLocalSync(d, api.services);
-    const maintenance = startMaintenance(d, [audit.authFailures, audit.webhookRefusals]);
+    const failures = [audit.authFailures, audit.webhookRefusals];
+    const maintenance = startMaintenance({
+      dataDir: options.dataDir,
+      store: d.store,
+      logger: d.logger,
+      now: d.now,
+      inUse: () => d.searcher!.inUse(),
+      auditRetentionDays: () => d.settings.audit.retentionDays,
+      failures,
+      ...(options.maintenanceIntervalMs === undefined ? {} : { intervalMs: options.maintenanceIntervalMs }),
+    });
     return daemonHandle(d, { url, api, admission, audit, maintenance });
   } catch (err) {
     await abandon(d);
@@ -684,62 +692,27 @@ function startLocalSync(d: Assembly, services: Services): void {
   // A sync pass that found new private repositories is followed by their permissions.
   const onPass = () => void permissions.scheduler.runNow().catch(() => {});
   // (The daemon's environment, where its options give one, is where the hosts' tokens are read.)
-  const onSynced = () => d.watches?.changed();
-  const sync = { config, dataDir: options.dataDir, store: d.store, log: d.logger, onSynced, ...(options.env ? { hostOptions: { env: options.env } } : {}) };
+  const onSynced = () => {
+    // Searches move to the index the sync made as it ends, not at the first search after it.
+    searcher.catchUp();
+    d.watches?.changed();
+  };
+  const onMerged = services.metrics ? (m: { seconds: number }) => services.metrics!.compoundMerge(m.seconds) : undefined;
+  const sync = {
+    config,
+    dataDir: options.dataDir,
+    store: d.store,
+    log: d.logger,
+    onSynced,
+    ...(onMerged ? { onMerged } : {}),
+    ...(options.env ? { hostOptions: { env: options.env } } : {}),
+  };
   const scheduler = (d.scheduler = new SyncScheduler({ ...sync, inUse: () => searcher.inUse(), ...(permissions.scheduled ? { onPass } : {}) }));
   scheduler.start();
   // Repositories asked for between the passes (by id, by webhooks); compound shards tidied once none waits.
   const asked = askedSyncs(sync, scheduler);
   d.repoQueue = asked.queue;
   services.repoSync = asked;
-}
-
-/**
- * The maintenance rounds (every options.maintenanceIntervalMs, a minute by default), one
- * at a time: a slow store does not pile rounds up.
- */
-function startMaintenance(d: Assembly, failures: AuthFailures[]): NodeJS.Timeout {
-  const round = maintenanceRound(d, failures);
-  let maintaining = false;
-  const timer = setInterval(() => {
-    if (maintaining) return;
-    maintaining = true;
-    void round().finally(() => (maintaining = false));
-  }, d.options.maintenanceIntervalMs ?? 60_000);
-  timer.unref();
-  return timer;
-}
-
-/**
- * One maintenance round. Without a scheduler, files retired by `trawl index` runs are
- * still collected. What expired in the store goes once an hour (store/expired-records.ts).
- * Clients registered but never used go every round, UNUSED_CLIENT_TTL_MS after
- * registration, so a flood of registrations drains by itself (oauth/clients.ts). Failed
- * authentications whose minute has passed are recorded.
- */
-function maintenanceRound(d: Assembly, failures: AuthFailures[]): () => Promise<void> {
-  const { store, logger } = d;
-  const searcher = d.searcher!;
-  let lastOAuthPrune = 0;
-  return async () => {
-    try {
-      collectIndexGarbage(d.options.dataDir, searcher.inUse());
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'collecting retired index files failed');
-    }
-    const t = d.now().getTime();
-    try {
-      const gone = await store.oauth.pruneUnusedClients(new Date(t - UNUSED_CLIENT_TTL_MS).toISOString());
-      if (gone > 0) logger.info({ clients: gone }, 'removed OAuth clients registered but never used');
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'pruning unused OAuth clients failed');
-    }
-    if (t - lastOAuthPrune >= 3_600_000) {
-      lastOAuthPrune = t;
-      await pruneExpiredRecords(store, t, d.settings.audit.retentionDays, logger);
-    }
-    for (const f of failures) f.flush();
-  };
 }
 
 /** The running daemon; closing it more than once waits for the one shutdown. */

@@ -63,6 +63,8 @@ export class Metrics {
   private readonly permissionPasses: client.Histogram;
   /** Code hosts' webhook deliveries (webhooks/receiver.ts): each verified one's outcome, and each push's time to searchable. */
   readonly webhooks: { delivery(host: string, outcome: string): void; searchable(seconds: number): void };
+  /** Merges of compound shards (sync.ts mergeCompoundShards), by how long each took. */
+  readonly compoundMerge: (seconds: number) => void;
   /** Watches (watches/): their POSTs' outcomes, and their checks after the index changed. */
   readonly watches: { delivery(outcome: string): void; check(report: { ms: number; events: number; searched: number; gitMs: number; searchMs: number }): void };
 
@@ -140,6 +142,13 @@ export class Metrics {
       labelNames: ['part'],
       registers,
     });
+    const merges = new client.Histogram({
+      name: 'trawl_compound_shard_merge_seconds',
+      help: "Merges of small repositories' compound shards after a sync, by how long each took.",
+      buckets: [0.05, 0.25, 1, 5, 30, 120],
+      registers,
+    });
+    this.compoundMerge = (seconds) => merges.observe(seconds);
     const watchChecks = new client.Histogram({
       name: 'trawl_watch_check_seconds',
       help: 'Checks of the watches after the index changed, by how long they took.',

@@ -124,6 +124,16 @@ export class Searcher implements SearchService {
     this.snapshot(this.view.reload());
   }
 
+  /**
+   * Moves to the index as it is now, when it has changed: a sync calls it as it ends, so
+   * that the first search after a push (a user's, or the watches' check) does not wait for
+   * the new snapshot.
+   */
+  catchUp(): void {
+    const state = this.view.current();
+    if (state !== this.state) this.snapshot(state);
+  }
+
   /** What a snapshot takes from each manifest, worked out once per manifest (an unchanged one is the same object in the next state). */
   private readonly parts = new WeakMap<LoadedManifest, ManifestParts>();
 

@@ -64,6 +64,8 @@ export interface SyncOptions {
    * its compound shards merged: the index has settled (the watches check it then).
    */
   onSynced?: () => void;
+  /** Told when compound shards were merged (a pass's or a batch's end), with how long it took. */
+  onMerged?: (merged: { packs: number; moved: number; seconds: number }) => void;
   now?: () => number;
   /**
    * A cluster's additions to each build (absent on a single node): asked after the
@@ -431,8 +433,13 @@ export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
   if (options.packs === false) return;
   const { log } = toolsOf(options);
   try {
+    const started = performance.now();
     const merged = await mergePacks(packOptions(options));
-    if (merged.packs > 0) log.info({ ...merged }, 'compound shards merged');
+    if (merged.packs > 0) {
+      const seconds = (performance.now() - started) / 1000;
+      log.info({ ...merged, seconds }, 'compound shards merged');
+      options.onMerged?.({ packs: merged.packs, moved: merged.moved, seconds });
+    }
   } catch (err) {
     log.error({ err: (err as Error).message }, 'merging compound shards failed; they serve as they are');
   }

@@ -152,6 +152,8 @@ test('GitHub push webhooks: searchable after the delivery; forged, replayed, unk
   const metrics = await (await fetch(`${d.url}/metrics`)).text();
   assert.match(metrics, /trawl_webhook_deliveries_total\{host="github",outcome="queued"\} 201/);
   assert.match(metrics, /trawl_webhook_push_to_searchable_seconds_count [1-9]/);
+  // Both are small: each sync built its own compound shard, merged with the other's after it.
+  assert.match(metrics, /trawl_compound_shard_merge_seconds_count [1-9]/);
 });
 
 /** GitHub's headers for a push whose body is `body`, signed with SECRET. */
