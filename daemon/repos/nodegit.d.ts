@@ -193,6 +193,8 @@ declare module 'nodegit' {
 
     class Diff {
       static OPTION: { NORMAL: 0; DISABLE_PATHSPEC_MATCH: 4096 };
+      /** toBuf formats (git_diff_format_t). */
+      static FORMAT: { PATCH: 1 };
       static FIND: { RENAMES: 1 };
       /** DiffLine.origin() values (character codes). */
       static LINE: {
@@ -213,10 +215,25 @@ declare module 'nodegit' {
        * native call; an empty or missing array means every delta.
        */
       patches(indexes?: number[]): Promise<ConvenientPatch[]>;
+      /** The delta at `index` (no native call). Its files' sizes and binary flag are known once a patch of it was made. */
+      getDelta(index: number): DiffDelta;
+      /** Every delta as one text in `format` (decoded as UTF-8: other bytes become U+FFFD), in one native call. */
+      toBuf(format: number): Promise<string>;
+    }
+
+    class DiffDelta {
+      /** git_delta_t: 1 added, 2 deleted, 3 modified, ... */
+      status(): number;
+      /** git_diff_flag_t bits: 1 binary, 2 not binary. */
+      flags(): number;
+      oldFile(): DiffFile;
+      newFile(): DiffFile;
     }
 
     class DiffFile {
       path(): string;
+      /** The blob's id (all zeros for a side that does not exist). */
+      id(): Oid;
       mode(): number;
       /** Bytes; read from the object's header once the patch is made (0 for a side that does not exist). */
       size(): number;

@@ -5,11 +5,13 @@
 // has, a file libgit2 took for binary or too large, lines that are not UTF-8, a diff too
 // large to be worth reading), every watch is evaluated.
 //
-// Read in this process through libgit2 (repos/diff.ts): starting `git diff` cost more
+// Read in this process through libgit2 (repos/diff-lines.ts, in a few native calls; a
+// change of many files through the API's bounded diff): starting `git diff` cost more
 // than the rest of a check. Renames are not looked for: a renamed file is its old path's
 // lines removed and its new path's added, which is what it is to a watch.
 
 import { diff, MAX_DIFF_FILES } from '../repos/diff.ts';
+import { patchLines, type PatchLines } from '../repos/diff-lines.ts';
 import type { IndexedRef } from '../store/store.ts';
 
 /** A diff larger than this is not read: evaluating every watch costs less than reading it. */
@@ -38,34 +40,47 @@ export async function changedText(source: string, before: readonly IndexedRef[],
     const old = was.get(ref.name);
     if (old === undefined) return undefined;
     if (old === ref.commit) continue;
-    let changed: Awaited<ReturnType<typeof diff>>;
+    let changed: PatchLines | undefined;
     try {
       // The commits come from the index's own manifests; one git no longer has (a forced
       // push, collected) fails the lookup, and every watch is evaluated.
-      changed = await diff(source, { trusted: true, base: old, head: ref.commit, contextLines: 0, renames: false, maxBytes: FILE_MAX_BYTES });
+      changed = (await patchLines(source, old, ref.commit, FILE_MAX_BYTES)) ?? (await largerChange(source, old, ref.commit));
     } catch {
       return undefined;
     }
-    if (changed.truncated || changed.files.length >= MAX_DIFF_FILES) return undefined;
+    if (changed === undefined) return undefined;
     for (const f of changed.files) {
-      // A file changed in place without hunks is one libgit2 took for binary (or only its
-      // mode changed): what its lines did is not known. One added or deleted without hunks
-      // is empty, or binary, which the index does not hold.
-      if (f.tooLarge || (f.hunks.length === 0 && f.oldPath !== null && f.newPath !== null)) return undefined;
+      // A file changed in place that libgit2 took for binary, or too large to read: what its
+      // lines did is not known. One added or deleted as binary is not in the index.
+      if (f.tooLarge || (f.binary && f.oldPath !== null && f.newPath !== null && !f.sameContent)) return undefined;
       if (f.oldPath !== null) paths.add(f.oldPath);
       if (f.newPath !== null) paths.add(f.newPath);
-      for (const h of f.hunks) {
-        for (const line of h.body.split('\n')) {
-          const sign = line[0];
-          if (sign !== '+' && sign !== '-') continue;
-          // Bytes that are not UTF-8 came back as U+FFFD: what they were is not known here.
-          if (line.includes('\uFFFD')) return undefined;
-          lines.push(line.slice(1));
-          chars += line.length;
-        }
-      }
-      if (chars > DIFF_MAX_BYTES) return undefined;
     }
+    for (const line of changed.lines) {
+      // Bytes that are not UTF-8 came back as U+FFFD: what they were is not known here.
+      if (line.includes('\uFFFD')) return undefined;
+      lines.push(line);
+      chars += line.length + 1;
+    }
+    if (chars > DIFF_MAX_BYTES) return undefined;
   }
   return { lines: Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`), paths: [...paths] };
+}
+
+/**
+ * A change of more files than patchLines reads, through the API's diff, whose text stops
+ * at its bounds; undefined when it stopped (then every watch is evaluated).
+ */
+async function largerChange(source: string, base: string, head: string): Promise<PatchLines | undefined> {
+  const changed = await diff(source, { trusted: true, base, head, contextLines: 0, renames: false, maxBytes: FILE_MAX_BYTES });
+  if (changed.truncated || changed.files.length >= MAX_DIFF_FILES) return undefined;
+  const lines: string[] = [];
+  const files = changed.files.map((f) => {
+    for (const h of f.hunks) for (const line of h.body.split('\n')) if (line[0] === '+' || line[0] === '-') lines.push(line.slice(1));
+    // A file changed in place without hunks is one libgit2 took for binary, or whose mode
+    // alone changed: this diff does not say which, so it counts as binary.
+    const binary = f.hunks.length === 0;
+    return { oldPath: f.oldPath, newPath: f.newPath, sameContent: false, binary, tooLarge: f.tooLarge === true };
+  });
+  return { files, lines };
 }

@@ -4,10 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { chmodSync } from 'node:fs';
 import { test } from 'node:test';
 import { join } from 'node:path';
 import { ServiceError } from '../../daemon/errors.ts';
 import type { WatchMatch } from '../../daemon/store/store.ts';
+import { hunkLines, PATCH_MAX_FILES } from '../../daemon/repos/diff-lines.ts';
 import { changedText } from '../../daemon/watches/changed-text.ts';
 import { changedMatches } from '../../daemon/watches/match-set.ts';
 import { signature, watchSecret } from '../../daemon/watches/signature.ts';
@@ -57,6 +59,45 @@ test('changedText: the lines added and removed, and the paths, between two commi
   const fourth = repo.commit({ 'blob.bin': Buffer.from([1, 0, 2, 0, 3]) });
   const fifth = repo.commit({ 'blob.bin': Buffer.from([1, 0, 2, 0, 4]) });
   assert.equal(await changedText(repo.path, refs(fourth), refs(fifth)), undefined, 'a binary file changed');
+  // Its mode alone: the path, no line.
+  chmodSync(join(repo.path, 'a.sql'), 0o755);
+  const sixth = repo.commit({}, 'mode');
+  assert.deepEqual(await changedText(repo.path, refs(fifth), refs(sixth)), { lines: Buffer.alloc(0), paths: ['a.sql'] }, 'a mode changed');
+  // More files than one patch text is made for: read through the bounded diff, the same lines.
+  const many = Object.fromEntries(Array.from({ length: PATCH_MAX_FILES + 3 }, (_, i) => [`m/${i}.txt`, `line ${i}\n`]));
+  const seventh = repo.commit(many);
+  const wide = await changedText(repo.path, refs(sixth), refs(seventh));
+  assert.equal(wide!.paths.length, PATCH_MAX_FILES + 3);
+  assert.deepEqual(
+    wide!.lines.toString('utf8').split('\n').filter(Boolean).sort(),
+    Object.values(many)
+      .map((v) => v.trim())
+      .sort(),
+  );
+});
+
+test('hunkLines: the added and removed lines of a patch, never its file headers', () => {
+  const table: Array<{ name: string; patch: string; lines: string[] }> = [
+    { name: 'empty', patch: '', lines: [] },
+    { name: 'one line changed', patch: 'diff --git a/t b/t\nindex 1..2 100644\n--- a/t\n+++ b/t\n@@ -2 +2 @@ a\n-b\n+B\n', lines: ['b', 'B'] },
+    {
+      name: 'two files, the second header after the first hunk',
+      patch:
+        'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\ndiff --git a/y b/y\nnew file mode 100644\n--- /dev/null\n+++ b/y\n@@ -0,0 +1,2 @@\n+--- not a header\n+\n',
+      lines: ['old', 'new', '--- not a header', ''],
+    },
+    {
+      name: 'no newline at the end',
+      patch: 'diff --git a/z b/z\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n',
+      lines: ['a', 'b'],
+    },
+    {
+      name: 'binary and mode changes have no hunk',
+      patch: 'diff --git a/b b/b\nBinary files a/b and b/b differ\ndiff --git a/m b/m\nold mode 100644\nnew mode 100755\n',
+      lines: [],
+    },
+  ];
+  for (const c of table) assert.deepEqual(hunkLines(c.patch), c.lines, c.name);
 });
 
 test('checkWatchUrl: http(s) only, no credentials, nothing inside the network unless allowed', () => {
