@@ -41,6 +41,14 @@ export interface WatchPhaseResult {
     /** Of checkSeconds: reading the changes from git, and the watches' searches. */
     gitSeconds: number;
     searchSeconds: number;
+    /**
+     * The merges of compound shards that followed the syncs (trawl_compound_shard_merge_seconds;
+     * 0 when the repositories are too large to be packed), and the checks against the syncs and
+     * those merges together: all the indexing a push caused, which the check waits for.
+     */
+    mergeSeconds: number;
+    checkVsIndexing: number;
+    medianCheckVsIndexing: number;
   };
 }
 
@@ -157,14 +165,21 @@ export async function watchPhase(
       git: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="git"}'),
       search: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}'),
     };
+    const merges = () => metric(t.url, 'trawl_compound_shard_merge_seconds_sum');
+    const mergedBefore = await merges();
     let syncSeconds = 0;
     /** Per push: its checks' seconds over its sync's (a pause of the process, a collection, lands on one push, not on the median). */
     const ratios: number[] = [];
+    const indexingRatios: number[] = [];
     for (let k = 0; k < o.pushes; k++) {
       const { repo, id } = commitFor(k + o.pushes);
       const repoId = idOf(repo);
       if (repoId === undefined) throw new Error(`${repo}: not listed by GET /api/repos`);
-      const was = { sum: await metric(t.url, 'trawl_watch_check_seconds_sum'), count: await metric(t.url, 'trawl_watch_check_seconds_count') };
+      const was = {
+        sum: await metric(t.url, 'trawl_watch_check_seconds_sum'),
+        count: await metric(t.url, 'trawl_watch_check_seconds_count'),
+        merged: await merges(),
+      };
       const r = (await api(t.url, key, 'POST', `/api/repos/${repoId}/sync?wait=true`)) as { seconds: number; outcome: string };
       if (r.outcome !== 'indexed') throw new Error(`sync of ${repo}: ${r.outcome}`);
       syncSeconds += r.seconds;
@@ -175,9 +190,13 @@ export async function watchPhase(
         await new Promise((resolveWait) => setTimeout(resolveWait, 5));
         count = await metric(t.url, 'trawl_watch_check_seconds_count');
       }
-      ratios.push(((await metric(t.url, 'trawl_watch_check_seconds_sum')) - was.sum) / r.seconds);
+      // (The check runs once the merge after the sync has ended: its figure is in by now.)
+      const checked = (await metric(t.url, 'trawl_watch_check_seconds_sum')) - was.sum;
+      ratios.push(checked / r.seconds);
+      indexingRatios.push(checked / (r.seconds + (await merges()) - was.merged));
     }
     const checkSeconds = (await metric(t.url, 'trawl_watch_check_seconds_sum')) - before.sum;
+    const mergeSeconds = (await merges()) - mergedBefore;
     const cost = {
       pushes: o.pushes,
       syncSeconds: ms2(syncSeconds),
@@ -188,9 +207,15 @@ export async function watchPhase(
       checks: (await metric(t.url, 'trawl_watch_check_seconds_count')) - before.count,
       gitSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="git"}')) - before.git) * 10_000) / 10_000,
       searchSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}')) - before.search) * 10_000) / 10_000,
+      mergeSeconds: Math.round(mergeSeconds * 10_000) / 10_000,
+      checkVsIndexing: Math.round((checkSeconds / (syncSeconds + mergeSeconds)) * 10_000) / 10_000,
+      medianCheckVsIndexing: Math.round(median(indexingRatios) * 10_000) / 10_000,
     };
     log(
       `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks (git ${(cost.gitSeconds * 1000).toFixed(1)} ms, searches ${(cost.searchSeconds * 1000).toFixed(1)} ms) against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
+    );
+    log(
+      `watches: the merges of compound shards after the syncs took ${(mergeSeconds * 1000).toFixed(1)} ms: the checks against the syncs and merges ${(cost.checkVsIndexing * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsIndexing * 100).toFixed(2)} %`,
     );
     return {
       watches: o.watches,

@@ -491,5 +491,6 @@ function watchRows(w: WatchPhaseResult | undefined): string {
   return `| watches made through the API | ${w.watches} in ${w.createSeconds} s | |
 | a push adding a match to its watch's POST, from the notice (${p.pushes} pushes; ${w.watches} watches) | p50 ${p.p50.toFixed(0)} ms, p90 ${p.p90.toFixed(0)} ms, max ${p.max.toFixed(0)} ms | ≤ 2 s |
 | the watches' checks against the syncs (${w.cost.pushes} syncs by \`POST /api/repos/{id}/sync?wait=true\`) | ${(w.cost.checkSeconds * 1000).toFixed(1)} ms over ${w.cost.checks} checks, ${w.cost.watchSearches} watch searches (reading the changes from git ${(w.cost.gitSeconds * 1000).toFixed(1)} ms, searches ${(w.cost.searchSeconds * 1000).toFixed(1)} ms) / ${w.cost.syncSeconds} s of fetches and builds: ${(w.cost.checkVsSync * 100).toFixed(2)} %; per push, at the median, ${(w.cost.medianCheckVsSync * 100).toFixed(2)} % | ≤ 10 % |
+| the same checks against the syncs and the merges of compound shards after them (${(w.cost.mergeSeconds * 1000).toFixed(1)} ms of merges: all the indexing the pushes caused, which each check waits for) | ${(w.cost.checkVsIndexing * 100).toFixed(2)} %; per push, at the median, ${(w.cost.medianCheckVsIndexing * 100).toFixed(2)} % | |
 `;
 }
