@@ -164,7 +164,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     startSearchPool(d, api.services, index.view);
     if (!d.config.cluster) api.services.watches = d.watches = startWatching(d, api.services, index.view, identity.authenticator);
     if (d.config.cluster) await joinCluster(d, { api, metrics: index.metrics, authenticator: identity.authenticator, url });
-    startLocalSync(d, api.services);
+    startLocalSync(d, api.services, index.view);
     const failures = [audit.authFailures, audit.webhookRefusals];
     const maintenance = startMaintenance({
       dataDir: options.dataDir,
@@ -682,7 +682,7 @@ function startWatching(d: Assembly, services: Services, view: IndexView, authent
 }
 
 /** Alone, when the configuration has connections, the sync scheduler (in a cluster the cluster's sync builds: a node's own would build everything here); and the permission schedule. */
-function startLocalSync(d: Assembly, services: Services): void {
+function startLocalSync(d: Assembly, services: Services, view: IndexView): void {
   const { config, options } = d;
   const permissions = d.permissions!;
   // In a cluster every node runs the permission schedule: what one node synced is not due for the others (the store is shared).
@@ -704,6 +704,8 @@ function startLocalSync(d: Assembly, services: Services): void {
     store: d.store,
     log: d.logger,
     onSynced,
+    // The merges after a sync take the manifests from the view, which keeps them current.
+    manifests: () => view.current().manifests,
     ...(onMerged ? { onMerged } : {}),
     ...(options.env ? { hostOptions: { env: options.env } } : {}),
   };

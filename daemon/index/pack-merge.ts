@@ -13,7 +13,7 @@
 
 import { join } from 'node:path';
 import { shardsDir } from './data-dir.ts';
-import { commitManifest, loadManifest, memberEntry, readAllManifests, shardFiles, type Manifest, type ManifestShard } from './manifest.ts';
+import { commitManifest, loadManifest, memberEntry, readAllManifests, shardFiles, type LoadedManifest, type Manifest, type ManifestShard } from './manifest.ts';
 import { buildPacks, type PackItem, type PackOptions } from './pack-build.ts';
 import { Shard } from './shard-reader.ts';
 import type { ShardFile } from './shard-builder.ts';
@@ -116,10 +116,15 @@ function isDead(p: Pick<PackState, 'contentBytes' | 'liveBytes'>): boolean {
 
 /**
  * Merges the packs packsToMerge picks. Uses the build options of pack-build.ts; the packs
- * lock is taken by buildPacks, so merges and pack builds never overlap.
+ * lock is taken by buildPacks, so merges and pack builds never overlap. `manifests`: the
+ * index's manifests as the caller already holds them (a daemon's view, which the change
+ * journal keeps current: reading every manifest again cost more than the merge of a small
+ * change); default, read from disk. A manifest it lacks or holds stale costs nothing but a
+ * merge less: a repository is moved only if its manifest on disk still names what was
+ * copied.
  */
-export async function mergePacks(options: PackOptions): Promise<MergeReport> {
-  const packs = packStates(options.dataDir);
+export async function mergePacks(options: PackOptions, manifests?: readonly LoadedManifest[]): Promise<MergeReport> {
+  const packs = packStates(options.dataDir, manifests ?? readAllManifests(options.dataDir));
   const picked = packsToMerge(packs, options.target).map((i) => packs[i]!);
   if (picked.length === 0) return { packs: 0, moved: 0, skipped: 0 };
   const items: PackItem[] = [];
@@ -133,9 +138,9 @@ export async function mergePacks(options: PackOptions): Promise<MergeReport> {
 }
 
 /** Every pack some manifest names, with its live members. */
-function packStates(dataDir: string): PackState[] {
+function packStates(dataDir: string, manifests: readonly LoadedManifest[]): PackState[] {
   const byFile = new Map<string, PackState>();
-  for (const m of readAllManifests(dataDir)) {
+  for (const m of manifests) {
     if (m.version !== 2) continue;
     for (const entry of m.shards) {
       if (entry.member === undefined) continue;

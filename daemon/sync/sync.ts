@@ -33,7 +33,7 @@ import {
 import { unchangedSummary, type IndexSummary } from '../index/index-summary.ts';
 import { buildPacks, type PackOptions } from '../index/pack-build.ts';
 import { mergePacks } from '../index/pack-merge.ts';
-import { loadManifest, retireRepository, type ManifestRepo } from '../index/manifest.ts';
+import { loadManifest, retireRepository, type LoadedManifest, type ManifestRepo } from '../index/manifest.ts';
 import { retireHistory, syncHistory } from '../history/history-index.ts';
 import type { HeaderChecks } from '../index/index-health.ts';
 import { refStamp, sameRefStamp } from '../repos/ref-stamp.ts';
@@ -64,6 +64,8 @@ export interface SyncOptions {
    * its compound shards merged: the index has settled (the watches check it then).
    */
   onSynced?: () => void;
+  /** The index's manifests as this process's view holds them, for the merges of compound shards (absent: read from disk). */
+  manifests?: () => readonly LoadedManifest[];
   /** Told when compound shards were merged (a pass's or a batch's end), with how long it took. */
   onMerged?: (merged: { packs: number; moved: number; seconds: number }) => void;
   now?: () => number;
@@ -434,7 +436,7 @@ export async function mergeCompoundShards(options: SyncOptions): Promise<void> {
   const { log } = toolsOf(options);
   try {
     const started = performance.now();
-    const merged = await mergePacks(packOptions(options));
+    const merged = await mergePacks(packOptions(options), options.manifests?.());
     if (merged.packs > 0) {
       const seconds = (performance.now() - started) / 1000;
       log.info({ ...merged, seconds }, 'compound shards merged');
