@@ -41,6 +41,13 @@ export class PgWatches implements WatchStore {
     );
   }
 
+  revision(): Promise<string> {
+    return this.db.run('read', async (sql) => {
+      const row = (await sql.row('SELECT count(*) AS n, coalesce(max(id), 0) AS top FROM watches'))!;
+      return `${Number(row.n)}:${Number(row.top)}`;
+    });
+  }
+
   delete(id: number): Promise<boolean> {
     return this.db.run('write', async (sql) => (await sql.changes('DELETE FROM watches WHERE id = $1', [id])) > 0);
   }

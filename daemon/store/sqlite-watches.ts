@@ -33,6 +33,7 @@ export class SqliteWatches implements WatchStoreSync {
       get: db.prepare('SELECT * FROM watches WHERE id = ?'),
       listAll: db.prepare('SELECT * FROM watches ORDER BY id'),
       listOf: db.prepare('SELECT * FROM watches WHERE user_id = ? ORDER BY id'),
+      revision: db.prepare('SELECT count(*) AS n, coalesce(max(id), 0) AS top FROM watches'),
       delete: db.prepare('DELETE FROM watches WHERE id = ?'),
       matchesOf: db.prepare('SELECT matches FROM watch_matches WHERE watch_id = ? AND repo_id = ?').pluck(),
       putMatches: db.prepare(
@@ -107,6 +108,11 @@ export class SqliteWatches implements WatchStoreSync {
   list(userId?: string): WatchRecord[] {
     const rows = (userId === undefined ? this.#s.listAll!.all() : this.#s.listOf!.all(userId)) as Row[];
     return rows.map(watchFromRow);
+  }
+
+  revision(): string {
+    const row = this.#s.revision!.get() as { n: number; top: number };
+    return `${row.n}:${row.top}`;
   }
 
   delete(id: number): boolean {

@@ -68,6 +68,12 @@ export interface WatchStoreSync {
   get(id: number): WatchRecord | undefined;
   /** By id; one user's, or everyone's. */
   list(userId?: string): WatchRecord[];
+  /**
+   * Changes whenever a watch is made or deleted, by any process, and never otherwise (their
+   * number and greatest id: ids are never reused, and a watch's query, owner and url never
+   * change): whether a list read earlier still holds, without reading it again.
+   */
+  revision(): string;
   /** Removes the watch with its matches and events; false when there was none. */
   delete(id: number): boolean;
   /** The watch's matches in the repository as last recorded; [] when none. */

@@ -31,11 +31,6 @@ import { newSalt } from './signature.ts';
 
 type CanSee = Identity['canSee'];
 
-/**
- * How long the list of watches read from the store is used: a watch made or deleted by
- * another process (trawl watches) is seen within it; this process's own changes at once.
- */
-export const WATCH_LIST_MS = 1000;
 type RepoFilter = NonNullable<SearchOptions['repoFilter']>;
 
 export interface WatchEvaluatorDeps {
@@ -102,8 +97,8 @@ export class WatchEvaluator {
   readonly #plans = new Map<number, Planned>();
   /** What the watches last saw of each repository (the store's watched_repos), once read. */
   #seen: Map<number, WatchedRepoState> | undefined;
-  /** The watches as last read from the store, and when (performance.now()). */
-  #list: { watches: WatchRecord[]; at: number } | undefined;
+  /** The watches as last read from the store, and the store's revision of them then. */
+  #list: { watches: WatchRecord[]; revision: string } | undefined;
   /** The last check's report. */
   last: CheckReport | undefined;
 
@@ -219,13 +214,16 @@ export class WatchEvaluator {
   }
 
   /**
-   * The watches, read from the store again after WATCH_LIST_MS or once told they changed
-   * (watchesChanged): a check after every push must not read them all each time.
+   * The watches, read from the store again only when its revision of them has moved (made
+   * or deleted by this process or another, `trawl watches`): a check after every push must
+   * not read them all each time.
    */
   async #watches(): Promise<WatchRecord[]> {
-    const now = performance.now();
-    if (this.#list === undefined || now - this.#list.at > WATCH_LIST_MS) {
-      this.#list = { watches: await this.#d.store.watches.list(), at: now };
+    const store = this.#d.store.watches;
+    const revision = await store.revision();
+    if (this.#list?.revision !== revision) {
+      // (Read after the revision: a change between the two is read now, and seen again next time.)
+      this.#list = { watches: await store.list(), revision };
       this.#forget(this.#list.watches);
     }
     return this.#list.watches;

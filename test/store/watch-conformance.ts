@@ -59,6 +59,40 @@ export function watchConformance(storeTest: StoreTest): void {
     assert.deepEqual(await store.watches.watchesIn(7), [w1.id]);
   });
 
+  storeTest('watches: the revision moves when a watch is made or deleted, and not when its matches, events or deliveries do', async (store) => {
+    const a = await store.createUser({ email: 'a@example.com', name: 'A', role: 'member' }, T1);
+    const b = await store.createUser({ email: 'b@example.com', name: 'B', role: 'member' }, T1);
+    let last = await store.watches.revision();
+    const moved = async (what: string) => {
+      const r = await store.watches.revision();
+      assert.notEqual(r, last, what);
+      last = r;
+    };
+    const w1 = await store.watches.create({ ...fields, userId: a.id, url: 'https://h.example/x' }, [], T1);
+    await moved('one made');
+    const onlyW1 = last;
+    const w2 = await store.watches.create({ ...fields, userId: b.id }, [], T1);
+    await moved('a second made');
+    await store.watches.setMatches(w1.id, 3, [{ path: 'x', line: 1, text: 'TODO' }]);
+    const event = await store.watches.addEvent(w1.id, '{}', T2);
+    await store.watches.settleEvent(event, { state: 'delivered', attempts: 1 }, T2);
+    await store.watches.setRepoStates([{ repoId: 3, generation: 1, refs: [] }]);
+    assert.equal(await store.watches.revision(), last, 'matches, events, deliveries and states leave it');
+    // The newest deleted: the watches are those of before it was made, and so is the revision.
+    assert.equal(await store.watches.delete(w2.id), true);
+    await moved('the newest deleted');
+    assert.equal(last, onlyW1);
+    // The oldest deleted and another made: as many as before, and a greater id.
+    const w3 = await store.watches.create({ ...fields, userId: b.id }, [], T3);
+    await moved('another made');
+    const two = last;
+    assert.equal(await store.watches.delete(w1.id), true);
+    await moved('the oldest deleted');
+    await store.watches.create({ ...fields, userId: a.id }, [], T3);
+    await moved('one more made');
+    assert.notEqual(last, two, `as many watches as with ${w1.id} and ${w3.id}, not the same ones`);
+  });
+
   storeTest('watches: matches replaced and cleared; repository states kept and removed', async (store) => {
     const a = await store.createUser({ email: 'a@example.com', name: 'A', role: 'member' }, T1);
     const w = await store.watches.create({ ...fields, userId: a.id }, [], T1);
