@@ -53,6 +53,8 @@ export interface WatchPhaseResult {
 }
 
 const ms2 = (x: number) => Math.round(x * 100) / 100;
+/** How often the daemon's metrics are read while a check may still be running. */
+const CHECK_POLL_MS = 50;
 
 /** An owner's API key, made in the data dir's store with the CLI's own commands. */
 async function ownerKey(dataDir: string): Promise<string> {
@@ -184,10 +186,12 @@ export async function watchPhase(
       if (r.outcome !== 'indexed') throw new Error(`sync of ${repo}: ${r.outcome}`);
       syncSeconds += r.seconds;
       await until(`watch ${id} delivered`, () => hook.arrived.has(id), 60_000);
-      // The check that recorded the change may still be ending when its POST arrives.
+      // The check that recorded the change may still be ending when its POST arrives. Asked
+      // every CHECK_POLL_MS, not more often: each GET /metrics runs on the daemon's main
+      // thread, between the check's own steps, and was counted in its time.
       let count = was.count;
       for (const end = performance.now() + 10_000; count === was.count && performance.now() < end; ) {
-        await new Promise((resolveWait) => setTimeout(resolveWait, 5));
+        await new Promise((resolveWait) => setTimeout(resolveWait, CHECK_POLL_MS));
         count = await metric(t.url, 'trawl_watch_check_seconds_count');
       }
       // (The check runs once the merge after the sync has ended: its figure is in by now.)
