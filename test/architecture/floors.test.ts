@@ -61,6 +61,7 @@ const FLOORS: ReadonlyArray<Readonly<Record<string, string>>> = [
   {
     'daemon/sync': 'orchestration: syncing connections, the scheduler, local repositories',
     'daemon/permissions': 'orchestration: asking the code hosts who may read what, linking members to their accounts',
+    'daemon/maintenance-rounds.ts': "the daemon's minute rounds: retired index files, unused OAuth clients, expired records",
   },
   // Above sync/: a cluster's index jobs run its repository sync; above search/: it fans
   // searches out. Webhooks turn a code host's deliveries into syncs of sync/. Watches search
