@@ -125,9 +125,9 @@ export class Searcher implements SearchService {
   }
 
   /**
-   * Moves to the index as it is now, when it has changed: a sync calls it as it ends, so
-   * that the first search after a push (a user's, or the watches' check) does not wait for
-   * the new snapshot.
+   * Moves to the index as it is now, when it has changed: each search does first, and a
+   * sync as it ends, so that the first search after a push (a user's, or the watches'
+   * check) does not wait for the new snapshot.
    */
   catchUp(): void {
     const state = this.view.current();
@@ -354,8 +354,7 @@ export class Searcher implements SearchService {
   }
 
   private async searchHeld(req: Required<SearchRequest>, options: SearchOptions): Promise<WireResponse> {
-    const state = this.view.current();
-    if (state !== this.state) this.snapshot(state);
+    this.catchUp();
     const snapshot = this.current;
     snapshot.users++;
     try {
@@ -504,8 +503,7 @@ export class Searcher implements SearchService {
     releasesFiles = false,
   ): UnitRun {
     const pool = this.startPool();
-    const state = this.view.current();
-    if (state !== this.state) this.snapshot(state);
+    this.catchUp();
     const snapshot = this.current;
     snapshot.users++;
     const byUnit = unitsOf(snapshot);
@@ -547,8 +545,7 @@ export class Searcher implements SearchService {
    * coordinator asks: cluster/peer-routes.ts); undefined when this node does not hold it.
    */
   reshapeUnit(unit: { repoId: number; file: string }, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | undefined {
-    const state = this.view.current();
-    if (state !== this.state) this.snapshot(state);
+    this.catchUp();
     const found = unitsOf(this.current).get(`${unit.repoId}/${unit.file}`);
     return found && this.reshape(found.entry, shape, f, budget);
   }

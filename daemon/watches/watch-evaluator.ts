@@ -143,7 +143,6 @@ export class WatchEvaluator {
           `the query matches ${total > max ? `more than ${max} lines` : 'more than one search could finish'} now: narrow it (settings.watches.maxMatches)`,
         );
       const baseline = [...byRepo].map(([repoId, matches]) => ({ repoId, matches }));
-      this.watchesChanged();
       return this.#d.store.watches.create({ ...input, salt: newSalt() }, baseline, this.#now());
     });
   }
@@ -227,11 +226,6 @@ export class WatchEvaluator {
       this.#forget(this.#list.watches);
     }
     return this.#list.watches;
-  }
-
-  /** A watch was made or deleted here: the next check reads the list again. */
-  watchesChanged(): void {
-    this.#list = undefined;
   }
 
   /** Plans of watches deleted or changed are dropped. */

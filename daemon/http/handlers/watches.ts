@@ -103,7 +103,6 @@ export function watchRoutes(s: Services): Route[] {
       async handle(ctx) {
         const watch = await readable(s, ctx);
         await s.store.watches.delete(watch.id);
-        s.watches?.evaluator.watchesChanged();
         return { status: 204, body: undefined };
       },
     },
