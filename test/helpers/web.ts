@@ -16,6 +16,15 @@ export async function newTab(browser: Browser, options: BrowserContextOptions = 
 export const activeId = (page: Page) => page.evaluate('document.activeElement?.id');
 export const activeText = (page: Page) => page.evaluate('document.activeElement?.textContent');
 
+/**
+ * The id of the focused element once it is `id`, or whatever holds focus after `ms`: for focus
+ * the page moves in a later frame, which a loaded machine may not have drawn yet.
+ */
+export async function activeIdOnce(page: Page, id: string, ms = 5000): Promise<unknown> {
+  await page.waitForFunction(`document.activeElement?.id === ${JSON.stringify(id)}`, undefined, { timeout: ms }).catch(() => {});
+  return activeId(page);
+}
+
 /** Signs in through the sign-in dialog (open, or about to open) with an API key. */
 export async function signInWith(page: Page, key: string): Promise<void> {
   await page.waitForSelector('dialog#signin[open]');

@@ -25,7 +25,7 @@ import { call, startTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
 import type { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
-import { activeId, newTab, signInWith } from '../helpers/web.ts';
+import { activeId, activeIdOnce, newTab, signInWith } from '../helpers/web.ts';
 
 /** A body that arrives in the given pieces. */
 function body(pieces: string[]): ReadableStream<Uint8Array> {
@@ -147,7 +147,7 @@ describe('watches in the page', () => {
       assert.equal(await page.inputValue('#watch-name'), 'webwatch_marker');
       assert.equal(await page.isChecked('#watch-case'), true);
       assert.equal(await page.isChecked('#watch-regex'), false);
-      assert.equal(await activeId(page), 'watch-name', 'focus lands on the name');
+      assert.equal(await activeIdOnce(page, 'watch-name'), 'watch-name', 'focus lands on the name');
       assert.equal(await page.inputValue('#q'), '', "the header's search box is not filled");
       await page.locator('#watches-none').waitFor();
 
