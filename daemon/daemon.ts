@@ -670,6 +670,7 @@ function startWatching(d: Assembly, services: Services, view: IndexView, authent
     store: d.store,
     search: (req, options) => services.searcher.search(req, options),
     index: view,
+    hold: () => d.searcher!.hold(),
     owner: async (userId) => authenticator.memberSees?.(userId),
     visibility: async (repoId) => services.catalog.recordOf(repoId)?.visibility ?? (await d.store.getRepo(repoId))?.visibility,
     scope: (userId, canSee, named) => services.contexts.searchFilter({ kind: 'apiKey', userId, canSee }, { named, useDefault: false }),

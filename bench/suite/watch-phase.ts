@@ -38,8 +38,8 @@ export interface WatchPhaseResult {
     medianCheckVsSync: number;
     watchSearches: number;
     checks: number;
-    /** Of checkSeconds: reading the changes from git, and the watches' searches. */
-    gitSeconds: number;
+    /** Of checkSeconds: reading the changes (from the index, or git), and the watches' searches. */
+    changeSeconds: number;
     searchSeconds: number;
     /**
      * The merges of compound shards that followed the syncs (trawl_compound_shard_merge_seconds;
@@ -164,7 +164,7 @@ export async function watchPhase(
       sum: await metric(t.url, 'trawl_watch_check_seconds_sum'),
       count: await metric(t.url, 'trawl_watch_check_seconds_count'),
       searches: await metric(t.url, 'trawl_watch_searches_total'),
-      git: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="git"}'),
+      change: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="change"}'),
       search: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}'),
     };
     const merges = () => metric(t.url, 'trawl_compound_shard_merge_seconds_sum');
@@ -209,14 +209,14 @@ export async function watchPhase(
       medianCheckVsSync: Math.round(median(ratios) * 10_000) / 10_000,
       watchSearches: (await metric(t.url, 'trawl_watch_searches_total')) - before.searches,
       checks: (await metric(t.url, 'trawl_watch_check_seconds_count')) - before.count,
-      gitSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="git"}')) - before.git) * 10_000) / 10_000,
+      changeSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="change"}')) - before.change) * 10_000) / 10_000,
       searchSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}')) - before.search) * 10_000) / 10_000,
       mergeSeconds: Math.round(mergeSeconds * 10_000) / 10_000,
       checkVsIndexing: Math.round((checkSeconds / (syncSeconds + mergeSeconds)) * 10_000) / 10_000,
       medianCheckVsIndexing: Math.round(median(indexingRatios) * 10_000) / 10_000,
     };
     log(
-      `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks (git ${(cost.gitSeconds * 1000).toFixed(1)} ms, searches ${(cost.searchSeconds * 1000).toFixed(1)} ms) against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
+      `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks (reading the changes ${(cost.changeSeconds * 1000).toFixed(1)} ms, searches ${(cost.searchSeconds * 1000).toFixed(1)} ms) against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
     );
     log(
       `watches: the merges of compound shards after the syncs took ${(mergeSeconds * 1000).toFixed(1)} ms: the checks against the syncs and merges ${(cost.checkVsIndexing * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsIndexing * 100).toFixed(2)} %`,

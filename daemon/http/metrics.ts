@@ -66,7 +66,10 @@ export class Metrics {
   /** Merges of compound shards (sync.ts mergeCompoundShards), by how long each took. */
   readonly compoundMerge: (seconds: number) => void;
   /** Watches (watches/): their POSTs' outcomes, and their checks after the index changed. */
-  readonly watches: { delivery(outcome: string): void; check(report: { ms: number; events: number; searched: number; gitMs: number; searchMs: number }): void };
+  readonly watches: {
+    delivery(outcome: string): void;
+    check(report: { ms: number; events: number; searched: number; changeMs: number; searchMs: number }): void;
+  };
 
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
     const registers = [this.registry];
@@ -138,7 +141,7 @@ export class Metrics {
     const watchSearches = new client.Counter({ name: 'trawl_watch_searches_total', help: 'Searches run to check watches after the index changed.', registers });
     const watchParts = new client.Counter({
       name: 'trawl_watch_check_part_seconds_total',
-      help: 'Time the watches\' checks spent reading changes from git (part "git") and searching (part "search").',
+      help: 'Time the watches\' checks spent reading what changed, from the index or git (part "change") and searching (part "search").',
       labelNames: ['part'],
       registers,
     });
@@ -161,7 +164,7 @@ export class Metrics {
         watchChecks.observe(r.ms / 1000);
         watchEvents.inc(r.events);
         watchSearches.inc(r.searched);
-        watchParts.inc({ part: 'git' }, r.gitMs / 1000);
+        watchParts.inc({ part: 'change' }, r.changeMs / 1000);
         watchParts.inc({ part: 'search' }, r.searchMs / 1000);
       },
     };

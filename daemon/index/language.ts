@@ -236,27 +236,39 @@ function pickBest(names: readonly string[], rank: (n: string) => [number, number
 
 /** Linguist language name for a file, or "" when nothing identifies it. */
 export function detectLanguage(path: string, head?: Uint8Array): string {
+  const named = byName(path);
+  if (named !== undefined) return named.ext !== undefined ? refineByContent(named.ext, named.lang, head) : named.lang;
+  if (head !== undefined) {
+    const interpreter = shebangInterpreter(head);
+    if (interpreter !== undefined) return interpreterLanguage(getTables(), interpreter);
+  }
+  return '';
+}
+
+/** Whether a file's content can change its language: its name alone does not decide it (a `#!` line, or hints for its extension, do). */
+export function languageNeedsContent(path: string): boolean {
+  const named = byName(path);
+  return named === undefined || (named.ext !== undefined && CONTENT_HINTS[named.ext] !== undefined);
+}
+
+/** The language a file's name gives, and the extension (lower case) that gave it, whose content hints may refine it. */
+function byName(path: string): { lang: string; ext?: string } | undefined {
   const t = getTables();
   const base = path.slice(path.lastIndexOf('/') + 1);
 
-  const byName = t.byFilename.get(base);
-  if (byName !== undefined) return byName;
+  const byFilename = t.byFilename.get(base);
+  if (byFilename !== undefined) return { lang: byFilename };
 
   // Longest suffix first: "foo.h.in" is C via ".h.in" before ".in" is tried.
   // A leading dot counts too, as in linguist (".gitignore" is an extension).
   for (let i = base.indexOf('.'); i >= 0; i = base.indexOf('.', i + 1)) {
     const ext = base.slice(i);
     const lang = t.byExtension.get(ext) ?? t.byExtensionLower.get(ext.toLowerCase());
-    if (lang !== undefined) return refineByContent(ext.toLowerCase(), lang, head);
+    if (lang !== undefined) return { lang, ext: ext.toLowerCase() };
   }
 
-  for (const [prefix, lang] of NAME_PREFIXES) if (base.startsWith(prefix)) return lang;
-
-  if (head !== undefined) {
-    const interpreter = shebangInterpreter(head);
-    if (interpreter !== undefined) return interpreterLanguage(t, interpreter);
-  }
-  return '';
+  for (const [prefix, lang] of NAME_PREFIXES) if (base.startsWith(prefix)) return { lang };
+  return undefined;
 }
 
 function refineByContent(ext: string, lang: string, head: Uint8Array | undefined): string {

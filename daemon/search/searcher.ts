@@ -39,6 +39,7 @@ import { asciiLower, refNames, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type MergeDeps, type TaskParams } from './merge.ts';
 import { HERE_MAX_DOCS, runHere, type HereShard } from './here-run.ts';
 import { Matcher } from './matcher.ts';
+import { refFiles, type IndexHold, type RefFiles } from './held-files.ts';
 import { searchedMembers } from './shard-files.ts';
 import { ruledOutByDocs, shardCandidates } from './shard-search.ts';
 import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
@@ -132,6 +133,36 @@ export class Searcher implements SearchService {
   catchUp(): void {
     const state = this.view.current();
     if (state !== this.state) this.snapshot(state);
+  }
+
+  /**
+   * Holds the index as it is now until released: its shards stay open (and their files on
+   * disk) for a reader that compares it with a later state (held-files.ts).
+   */
+  hold(): IndexHold {
+    this.catchUp();
+    const snapshot = this.current;
+    const manifests = this.state?.manifests ?? [];
+    snapshot.users++;
+    const read = new Map<string, RefFiles | undefined>();
+    let released = false;
+    return {
+      manifests,
+      files: (repoId, generation) => {
+        const key = `${repoId}/${generation}`;
+        if (!read.has(key))
+          read.set(
+            key,
+            refFiles(snapshot.entries, repoId, generation, (e) => this.shard(e)),
+          );
+        return read.get(key);
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.done(snapshot);
+      },
+    };
   }
 
   /** What a snapshot takes from each manifest, worked out once per manifest (an unchanged one is the same object in the next state). */

@@ -2,13 +2,19 @@
 //
 // The watches remember, per repository, the index generation and refs they last saw
 // (WatchedRepoState). A check compares them with the index now: for each repository built
-// since, the lines its change added and removed are read from git (changed-text.ts), and
-// only the watches whose terms match them (watch-filter.ts) are searched again, in that
-// repository alone, as their owner; the matches found are compared with those recorded
-// (match-set.ts), and a difference is recorded as an event (delivered by delivery.ts,
-// streamed through the feed). A repository that left the index takes its matches with it:
-// they are reported removed. When the change cannot be read (a first index, a commit git
-// no longer has), every watch is searched in that repository.
+// since, the lines its change added and removed are read, and only the watches whose terms
+// match them (watch-filter.ts) are searched again, in that repository alone, as their
+// owner; the matches found are compared with those recorded (match-set.ts), and a
+// difference is recorded as an event (delivered by delivery.ts, streamed through the
+// feed). A repository that left the index takes its matches with it: they are reported
+// removed.
+//
+// The change is read from the index (index-change.ts): the state of the index the last
+// check ran on stays held until the next check, at most HOLD_MS, and the files of each
+// repository built since are compared with those of the state now. When that state is not
+// held (the first check of a process, a quiet spell longer than HOLD_MS), the change is
+// read from git (changed-text.ts); when it cannot be read at all (a first index, a commit
+// git no longer has), every watch is searched in that repository.
 //
 // Checks, and the creation of watches (whose baseline must be taken from the same index
 // the next check starts from), run one at a time.
@@ -22,7 +28,10 @@ import type { PlannedSearch } from '../search/plan-cache.ts';
 import type { SearchOptions } from '../search/search-options.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { Store, WatchEventRecord, WatchMatch, WatchRecord, WatchedRepoState } from '../store/store.ts';
-import { changedText, type ChangedText } from './changed-text.ts';
+import { ShardError } from '../index/shard-error.ts';
+import type { IndexHold } from '../search/held-files.ts';
+import { changedText, DIFF_MAX_BYTES, type ChangedText } from './changed-text.ts';
+import { changedInIndex } from './index-change.ts';
 import { changedMatches, matchesByRepo } from './match-set.ts';
 import { changeTest, type ChangeTest } from './watch-filter.ts';
 import { watchEventBody } from './watch-event.ts';
@@ -30,6 +39,12 @@ import type { WatchFeed } from './watch-feed.ts';
 import { newSalt } from './signature.ts';
 
 type CanSee = Identity['canSee'];
+
+/**
+ * How long the state of the index a check ran on stays held for the next check to compare
+ * with: its replaced shard files stay on disk meanwhile. A change found later is read from git.
+ */
+export const HOLD_MS = 10 * 60_000;
 
 type RepoFilter = NonNullable<SearchOptions['repoFilter']>;
 
@@ -39,7 +54,12 @@ export interface WatchEvaluatorDeps {
   search(req: Required<SearchRequest>, options: SearchOptions): Promise<SearchResponse>;
   plan(req: Required<SearchRequest>): PlannedSearch;
   /** The index as it is now: its repositories' manifests, and the visibility each is served with. */
-  index: { manifests(): readonly LoadedManifest[]; visibility(m: LoadedManifest): 'public' | 'private' };
+  index: {
+    manifests(): readonly LoadedManifest[];
+    visibility(m: LoadedManifest): 'public' | 'private';
+    /** Holds the index as it is now (the searcher's): absent, every change is read from git. */
+    hold?(): IndexHold;
+  };
   /** A repository's name, for a change reported after it left the index. */
   repoName(repoId: number): Promise<string | undefined>;
   /** What a member may see now; undefined when they cannot act (gone, suspended). */
@@ -64,13 +84,15 @@ export interface CheckReport {
   /** Repositories whose index changed, and those that left it. */
   repos: number;
   removedRepos: number;
+  /** Of `repos`: those whose change was read from the index held since the last check. */
+  fromIndex: number;
   /** Watch searches run, and those the changed lines ruled out. */
   searched: number;
   skipped: number;
   events: number;
   ms: number;
-  /** Of which: reading the changes from git, and the watches' searches. */
-  gitMs: number;
+  /** Of which: reading the changes (from the index, or git), and the watches' searches. */
+  changeMs: number;
   searchMs: number;
 }
 
@@ -97,6 +119,8 @@ export class WatchEvaluator {
   readonly #plans = new Map<number, Planned>();
   /** What the watches last saw of each repository (the store's watched_repos), once read. */
   #seen: Map<number, WatchedRepoState> | undefined;
+  /** The state of the index the last check ran on, held for the next (HOLD_MS). */
+  #held: { hold: IndexHold; timer: NodeJS.Timeout } | undefined;
   /** The watches as last read from the store, and the store's revision of them then. */
   #list: { watches: WatchRecord[]; revision: string } | undefined;
   /** The last check's report. */
@@ -143,7 +167,11 @@ export class WatchEvaluator {
           `the query matches ${total > max ? `more than ${max} lines` : 'more than one search could finish'} now: narrow it (settings.watches.maxMatches)`,
         );
       const baseline = [...byRepo].map(([repoId, matches]) => ({ repoId, matches }));
-      return this.#d.store.watches.create({ ...input, salt: newSalt() }, baseline, this.#now());
+      const made = await this.#d.store.watches.create({ ...input, salt: newSalt() }, baseline, this.#now());
+      // The first watch: the index the next check compares with is held from now.
+      this.#list = undefined;
+      if (!this.#held && this.#d.index.hold) this.#keep(this.#d.index.hold());
+      return made;
     });
   }
 
@@ -164,16 +192,48 @@ export class WatchEvaluator {
 
   async #check(): Promise<CheckReport> {
     const started = performance.now();
-    const report: CheckReport = { repos: 0, removedRepos: 0, searched: 0, skipped: 0, events: 0, ms: 0, gitMs: 0, searchMs: 0 };
+    const report: CheckReport = { repos: 0, removedRepos: 0, fromIndex: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
+    const now = this.#d.index.hold?.();
+    try {
+      await this.#checkOn(now, report);
+    } catch (err) {
+      // What the watches saw did not move past the state held before: it stays.
+      now?.release();
+      throw err;
+    }
+    // (Held only for watches: with none, the replaced files need not stay.)
+    this.#keep(this.#list === undefined || this.#list.watches.length > 0 ? now : undefined);
+    return this.#done(report, started);
+  }
+
+  /** Holds `hold` for the next check, releasing the one held before. */
+  #keep(hold: IndexHold | undefined): void {
+    if (this.#held) {
+      clearTimeout(this.#held.timer);
+      this.#held.hold.release();
+      this.#held = undefined;
+    }
+    if (!hold) return;
+    const timer = setTimeout(() => this.#keep(undefined), HOLD_MS);
+    timer.unref();
+    this.#held = { hold, timer };
+  }
+
+  /** Lets the held state of the index go (the daemon stops). */
+  release(): void {
+    this.#keep(undefined);
+  }
+
+  async #checkOn(now: IndexHold | undefined, report: CheckReport): Promise<void> {
     const { store, index } = this.#d;
     // What the watches last saw is read from the store once, then kept here as it is written.
     this.#seen ??= new Map((await store.watches.repoStates()).map((s) => [s.repoId, s]));
     const seen = this.#seen;
-    const manifests = index.manifests();
+    const manifests = now?.manifests ?? index.manifests();
     const changed = manifests.filter((m) => seen.get(m.repoId)?.generation !== m.generation);
     const present = new Set(manifests.map((m) => m.repoId));
     const gone = [...seen.keys()].filter((id) => !present.has(id));
-    if (changed.length === 0 && gone.length === 0) return this.#done(report, started);
+    if (changed.length === 0 && gone.length === 0) return;
     const watches = await this.#watches();
     const owners = new Map<string, Promise<CanSee | undefined>>();
     const ownerOf = (userId: string) => {
@@ -185,7 +245,7 @@ export class WatchEvaluator {
     for (const m of changed) {
       report.repos++;
       const before = seen.get(m.repoId);
-      if (watches.length > 0) await this.#repoChanged(m, before, watches, ownerOf, report);
+      if (watches.length > 0) await this.#repoChanged(m, await this.#changeOf(m, before, now, report), watches, ownerOf, report);
       states.push({ repoId: m.repoId, generation: m.generation, refs: (m.refs ?? []).map((r) => ({ name: r.name, kind: r.kind, commit: r.commit })) });
     }
     // The states move once every watch is recorded, together (a pack's rebuild re-commits
@@ -203,7 +263,6 @@ export class WatchEvaluator {
       await store.watches.deleteRepoState(repoId);
       seen.delete(repoId);
     }
-    return this.#done(report, started);
   }
 
   #done(report: CheckReport, started: number): CheckReport {
@@ -252,15 +311,11 @@ export class WatchEvaluator {
 
   async #repoChanged(
     m: LoadedManifest,
-    before: WatchedRepoState | undefined,
+    text: ChangedText | undefined,
     watches: readonly WatchRecord[],
     ownerOf: (userId: string) => Promise<CanSee | undefined>,
     report: CheckReport,
   ): Promise<void> {
-    const readable = before !== undefined && m.repo?.kind === 'git' && this.#d.filterByChange !== false;
-    const read = performance.now();
-    const text: ChangedText | undefined = readable ? await changedText(m.repo!.source, before.refs, m.refs ?? []) : undefined;
-    report.gitMs += performance.now() - read;
     // No file changed (its refs did not move: a pack rebuilt for another repository's
     // change re-commits this one too): no watch's matches can have.
     if (text !== undefined && text.paths.length === 0) {
@@ -285,6 +340,36 @@ export class WatchEvaluator {
         );
       }
     }
+  }
+
+  /**
+   * What changed in the repository since `before`: from the held states of the index, else
+   * from git; undefined when it cannot be told (or is not to be: every watch is searched).
+   */
+  async #changeOf(m: LoadedManifest, before: WatchedRepoState | undefined, now: IndexHold | undefined, report: CheckReport): Promise<ChangedText | undefined> {
+    if (before === undefined || this.#d.filterByChange === false) return undefined;
+    const read = performance.now();
+    try {
+      return await this.#readChange(m, before, now, report);
+    } finally {
+      report.changeMs += performance.now() - read;
+    }
+  }
+
+  async #readChange(m: LoadedManifest, before: WatchedRepoState, now: IndexHold | undefined, report: CheckReport): Promise<ChangedText | undefined> {
+    const was = this.#held?.hold.files(m.repoId, before.generation);
+    const is = was && now?.files(m.repoId, m.generation);
+    if (was && is) {
+      report.fromIndex++;
+      try {
+        return changedInIndex(was, is, DIFF_MAX_BYTES);
+      } catch (err) {
+        // A damaged document: its searches report it; its change is not known.
+        if (err instanceof ShardError) return undefined;
+        throw err;
+      }
+    }
+    return m.repo?.kind === 'git' ? changedText(m.repo.source, before.refs, m.refs ?? []) : undefined;
   }
 
   /** Searches the watch in the repository again and records what changed. */

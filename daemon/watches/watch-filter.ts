@@ -10,8 +10,12 @@
 // "may have changed": symbol terms (ctags decides, not a line's text), a regular
 // expression that can match across lines or anchors at a file's ends (\A, \z), a literal
 // holding a newline, and a query of
-// filters alone (any file added or removed may match it).
+// filters alone (any file added or removed may match it). A `lang:` filter is decided by a
+// file's name, or for some names by its first bytes (a `#!` line, an ambiguous extension's
+// hints): a change to a file of such a name may have changed its language, whatever lines
+// changed.
 
+import { languageNeedsContent } from '../index/language.ts';
 import { Matcher } from '../search/matcher.ts';
 import type { PlanNode, Term } from '../query/terms.ts';
 import type { ChangedText } from './changed-text.ts';
@@ -26,6 +30,7 @@ export function changeTest(root: PlanNode): ChangeTest {
   const content: Term[] = [];
   const names: Term[] = [];
   let opaque = false;
+  let language = false;
   const walk = (n: PlanNode): void => {
     switch (n.op) {
       case 'and':
@@ -46,6 +51,9 @@ export function changeTest(root: PlanNode): ChangeTest {
       case 'sym':
         opaque = true;
         return;
+      case 'lang':
+        language = true;
+        return;
       default:
         return;
     }
@@ -53,6 +61,12 @@ export function changeTest(root: PlanNode): ChangeTest {
   walk(root);
   if (opaque) return ALWAYS;
   if (content.length === 0 && names.length === 0) return (c) => c.paths.length > 0;
+  const test = termTest(content, names);
+  return language ? (c) => c.paths.some(languageNeedsContent) || test(c) : test;
+}
+
+/** Whether the changed lines match one of the content terms, or the changed paths one of the file terms. */
+function termTest(content: readonly Term[], names: readonly Term[]): ChangeTest {
   // The reference matchers: what the oracle of the differential tests matches with.
   const lineMatchers = content.map((t) => new Matcher(t, 'reference'));
   const nameMatchers = names.map((t) => new Matcher(t, 'reference'));

@@ -13,6 +13,7 @@ import type { Settings } from '../config/types.ts';
 import type { LoadedManifest } from '../index/manifest.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { planSearch, type PlannedSearch } from '../search/plan-cache.ts';
+import type { IndexHold } from '../search/held-files.ts';
 import type { SearchOptions } from '../search/search-options.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { Store } from '../store/store.ts';
@@ -34,6 +35,8 @@ export interface WatchRuntimeDeps {
   plan?(req: Required<SearchRequest>): PlannedSearch;
   /** The index now (its version changes with every commit), and each repository's visibility. */
   index: { current(): { version: string; manifests: readonly LoadedManifest[] }; visibility(m: LoadedManifest): 'public' | 'private' };
+  /** Holds the index as the searches see it now (Searcher.hold): the checks read what changed from it. */
+  hold?(): IndexHold;
   owner(userId: string): Promise<CanSee | undefined>;
   visibility(repoId: number): Promise<'public' | 'private' | undefined>;
   scope?(userId: string, canSee: CanSee, context: string): Promise<NonNullable<SearchOptions['repoFilter']>>;
@@ -80,7 +83,7 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
     store: d.store,
     search: d.search,
     plan: d.plan ?? planSearch,
-    index: { manifests: () => d.index.current().manifests, visibility: (m) => d.index.visibility(m) },
+    index: { manifests: () => d.index.current().manifests, visibility: (m) => d.index.visibility(m), ...(d.hold ? { hold: d.hold } : {}) },
     repoName: async (id) => (await d.store.getRepo(id))?.repoName,
     owner: d.owner,
     ...(d.scope ? { scope: d.scope } : {}),
@@ -135,6 +138,7 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
       clearInterval(prune);
       await deliverer.stop();
       await evaluator.idle();
+      evaluator.release();
     },
   };
 }

@@ -1,19 +1,27 @@
-// The change filter (watches/watch-filter.ts) against its oracle: two evaluators over one
-// index, one skipping the watches the changed lines rule out, the other searching every
-// watch after every change, must record the same changes for every watch. A git
-// repository made here gets random commits (lines added, removed, moved, files added and
-// deleted), indexed after each; the queries mix literals, regular expressions, negations,
+// The change filter (watches/watch-filter.ts) against its oracle: evaluators over one index,
+// some skipping the watches the changed lines rule out, one searching every watch after
+// every change, must record the same changes for every watch. The changed lines are read
+// both ways: from the state of the index held since the last check (index-change.ts) and
+// from git (changed-text.ts). A git repository made here gets random commits (lines added,
+// removed and moved, `#!` lines that decide an unnamed file's language, files added and
+// deleted), indexed after each, as a repository of its own and as a member of compound
+// shards (merged now and then); the queries mix literals, regular expressions, negations,
 // file and language filters, case and anchors. Zero differences is the only pass.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseConfig } from '../../daemon/config/load.ts';
 import { IndexView } from '../../daemon/index/index-health.ts';
+import { DEFAULT_MAX_TRIGRAMS } from '../../daemon/index/indexer.ts';
+import { mergePacks } from '../../daemon/index/pack-merge.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
 import { Searcher } from '../../daemon/search/searcher.ts';
 import { openSqliteStore } from '../../daemon/store/sqlite-store.ts';
 import type { Store } from '../../daemon/store/store.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
+import { syncOnce } from '../../daemon/sync/sync.ts';
 import { WatchEvaluator } from '../../daemon/watches/watch-evaluator.ts';
 import { WatchFeed } from '../../daemon/watches/watch-feed.ts';
 import { prng, tempDir } from '../helpers/corpus.ts';
@@ -32,6 +40,8 @@ const LINES = [
   'Delta delta',
   '',
   '}',
+  '#!/usr/bin/env python3',
+  '#!/bin/sh',
 ];
 const QUERIES: Array<{ query: string; isRegexEnabled?: boolean; isCaseSensitivityEnabled?: boolean }> = [
   { query: 'alpha' },
@@ -51,14 +61,21 @@ const QUERIES: Array<{ query: string; isRegexEnabled?: boolean; isCaseSensitivit
   { query: 'delta case:yes' },
   { query: 'beta -file:\\.py$' },
 ];
-const NAMES = ['a.go', 'b.py', 'notes.md', 'src/c.go', 'src/d.txt'];
+const NAMES = ['a.go', 'b.py', 'notes.md', 'src/c.go', 'src/d.txt', 'bin/run'];
 
-function evaluator(store: Store, searcher: Searcher, view: IndexView, filterByChange: boolean): WatchEvaluator {
+/** How an evaluator learns what changed: from the index held since its last check, from git, or not at all (every watch searched). */
+type Reading = 'index' | 'git' | 'none';
+
+function evaluator(store: Store, searcher: Searcher, view: IndexView, reading: Reading): WatchEvaluator {
   return new WatchEvaluator({
     store,
     search: (req, options) => searcher.search(req, options),
     plan: planSearch,
-    index: { manifests: () => view.current().manifests, visibility: (m) => view.visibility(m) },
+    index: {
+      manifests: () => view.current().manifests,
+      visibility: (m) => view.visibility(m),
+      ...(reading === 'index' ? { hold: () => searcher.hold() } : {}),
+    },
     repoName: async () => 'repo',
     owner: async () => () => true,
     feed: new WatchFeed(),
@@ -71,7 +88,7 @@ function evaluator(store: Store, searcher: Searcher, view: IndexView, filterByCh
       allowPrivateUrls: true,
       eventRetentionDays: 1,
     }),
-    filterByChange,
+    filterByChange: reading !== 'none',
   });
 }
 
@@ -87,11 +104,14 @@ async function changes(store: Store): Promise<string[]> {
   return out;
 }
 
-test('the change filter records exactly what searching every watch after every change records', async (t) => {
+/** How the repository at `path` is indexed into `dataDir` after each commit. */
+type Indexer = (path: string, dataDir: string, step: number) => Promise<void>;
+
+async function scenario(t: { after(fn: () => unknown): void; diagnostic(s: string): void }, seed: number, index: Indexer): Promise<void> {
   const dir = tempDir('watch-filter');
   t.after(() => dir.cleanup());
-  const rand = prng(61);
-  const repo = TestRepo.init(join(dir.path, 'repo'));
+  const rand = prng(seed);
+  const repo = TestRepo.init(join(dir.path, 'repos', 'repo'));
   const files = new Map<string, string[]>();
   const write = () => repo.commit(Object.fromEntries(NAMES.map((n) => [n, files.has(n) ? `${files.get(n)!.join('\n')}\n` : null])));
   for (const n of NAMES.slice(0, 3))
@@ -101,16 +121,20 @@ test('the change filter records exactly what searching every watch after every c
     );
   write();
   const dataDir = join(dir.path, 'data');
-  await indexLocal(repo.path, { dataDir, symbols: false });
+  await index(repo.path, dataDir, 0);
   const view = new IndexView(dataDir);
   const searcher = new Searcher({ dataDir, workers: 0, view });
   t.after(() => searcher.close());
-  const stores = [openSqliteStore(':memory:'), openSqliteStore(':memory:')];
+  const readings: Reading[] = ['index', 'git', 'none'];
+  const stores = readings.map(() => openSqliteStore(':memory:'));
   t.after(async () => {
     for (const s of stores) await s.close();
   });
-  const [filtered, everything] = [evaluator(stores[0]!, searcher, view, true), evaluator(stores[1]!, searcher, view, false)];
-  for (const [i, ev] of [filtered, everything].entries()) {
+  const evaluators = readings.map((r, i) => evaluator(stores[i]!, searcher, view, r));
+  t.after(() => {
+    for (const ev of evaluators) ev.release();
+  });
+  for (const [i, ev] of evaluators.entries()) {
     const user = await stores[i]!.createUser({ email: 'w@example.com', name: 'W', role: 'member' }, new Date().toISOString());
     for (const q of QUERIES) {
       await ev.create(
@@ -125,14 +149,17 @@ test('the change filter records exactly what searching every watch after every c
       );
     }
   }
-  let skipped = 0;
+  const skipped = readings.map(() => 0);
+  let fromIndex = 0;
   let events = 0;
-  for (let step = 0; step < 25; step++) {
+  let searches = 0;
+  const steps = 25;
+  for (let step = 1; step <= steps; step++) {
     const edits = 1 + rand.int(3);
     for (let e = 0; e < edits; e++) {
       const name = rand.pick(NAMES);
       const lines = files.get(name);
-      const roll = rand.int(10);
+      const roll = rand.int(12);
       if (!lines)
         files.set(
           name,
@@ -141,19 +168,52 @@ test('the change filter records exactly what searching every watch after every c
       else if (roll === 0) files.delete(name);
       else if (roll < 4) lines.splice(rand.int(lines.length + 1), 0, rand.pick(LINES));
       else if (roll < 7 && lines.length > 1) lines.splice(rand.int(lines.length), 1);
+      // A line moved: no line added or removed, in another order (a `#!` line moved off the first line changes the file's language).
+      else if (roll < 9 && lines.length > 1) lines.splice(rand.int(lines.length), 0, ...lines.splice(rand.int(lines.length), 1));
       else lines[rand.int(lines.length)] = rand.pick(LINES);
     }
     write();
-    await indexLocal(repo.path, { dataDir, symbols: false });
+    await index(repo.path, dataDir, step);
     searcher.refresh();
-    const a = await filtered.check();
-    const b = await everything.check();
-    skipped += a.skipped;
-    events += b.events;
-    assert.equal(b.skipped, 0);
+    const reports = [];
+    for (const ev of evaluators) reports.push(await ev.check());
+    reports.forEach((r, i) => (skipped[i]! += r.skipped));
+    fromIndex += reports[0]!.fromIndex;
+    assert.equal(reports[0]!.fromIndex, reports[0]!.repos, 'each repository changed since the last check: read from the held index');
+    events += reports[2]!.events;
+    searches += reports[2]!.searched;
+    assert.equal(reports[1]!.fromIndex, 0, 'an evaluator without a hold reads git');
+    assert.equal(reports[2]!.skipped, 0);
   }
-  assert.deepEqual(await changes(stores[0]!), await changes(stores[1]!));
-  t.diagnostic(`${events} changes recorded; the filter spared ${skipped} of ${25 * QUERIES.length} watch searches`);
+  const oracle = await changes(stores[2]!);
+  assert.deepEqual(await changes(stores[0]!), oracle, 'read from the index');
+  assert.deepEqual(await changes(stores[1]!), oracle, 'read from git');
+  t.diagnostic(`${events} changes recorded; the filter spared ${skipped[0]} (index) and ${skipped[1]} (git) of ${searches} watch searches`);
   assert.ok(events > 10, `the commits changed matches (${events})`);
-  assert.ok(skipped > 0, 'the filter ruled some watches out');
+  assert.ok(skipped[0]! > 0 && skipped[1]! > 0, 'the filter ruled some watches out');
+  assert.ok(fromIndex >= steps, 'the commits were read from the held index');
+}
+
+test('the change filter records exactly what searching every watch after every change records: a repository of its own', async (t) => {
+  await scenario(t, 61, (path, dataDir) => indexLocal(path, { dataDir, symbols: false }).then(() => {}));
+});
+
+test('... and a repository in compound shards, merged with others now and then', async (t) => {
+  let store: Store | undefined;
+  t.after(() => store?.close());
+  await scenario(t, 62, async (path, dataDir, step) => {
+    const reposDir = join(path, '..');
+    if (step === 0) {
+      // Others to share its compound shards with.
+      for (const other of ['other-a', 'other-b']) TestRepo.init(join(reposDir, other)).commit({ 'x.txt': `${other} alpha\n` });
+      mkdirSync(dataDir, { recursive: true });
+      store = openSqliteStore(join(dataDir, 'trawl.db'));
+    }
+    const config = parseConfig(
+      JSON.stringify({ settings: { symbols: false }, connections: { local: { type: 'git', url: `${reposDir}/*` } } }),
+      join(dataDir, '..', 'trawl.json'),
+    );
+    await syncOnce({ config, dataDir, store: store! });
+    if (step % 4 === 3) await mergePacks({ dataDir, target: 1 << 20, maxFileSize: 2 << 20, maxTrigrams: DEFAULT_MAX_TRIGRAMS, symbols: false });
+  });
 });

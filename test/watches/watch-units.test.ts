@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { ServiceError } from '../../daemon/errors.ts';
 import type { WatchMatch } from '../../daemon/store/store.ts';
 import { hunkLines, PATCH_MAX_FILES } from '../../daemon/repos/diff-lines.ts';
+import { languageNeedsContent } from '../../daemon/index/language.ts';
+import type { HeldFile, RefFiles } from '../../daemon/search/held-files.ts';
+import { planSearch } from '../../daemon/search/plan-cache.ts';
 import { changedText } from '../../daemon/watches/changed-text.ts';
+import { changedInIndex, lineChanges } from '../../daemon/watches/index-change.ts';
+import { changeTest } from '../../daemon/watches/watch-filter.ts';
 import { changedMatches } from '../../daemon/watches/match-set.ts';
 import { signature, watchSecret } from '../../daemon/watches/signature.ts';
 import { checkWatchUrl, privateAddress } from '../../daemon/watches/url-policy.ts';
@@ -133,4 +138,81 @@ test('the signing secret is derived from the installation secret and the salt; t
   assert.notEqual(a, watchSecret(Buffer.from('install-b'), 'salt'));
   assert.notEqual(a, watchSecret(Buffer.from('install-a'), 'salt2'));
   assert.equal(signature(a, '{"x":1}'), `sha256=${createHmac('sha256', a).update('{"x":1}').digest('hex')}`);
+});
+
+test('lineChanges: the lines one version holds more copies of than the other, removed first; order alone is no change', () => {
+  const cases: Array<[string, string | undefined, string | undefined, string[]]> = [
+    ['a line added', 'a\nb\n', 'a\nx\nb\n', ['x']],
+    ['a line removed', 'a\nb\nc\n', 'a\nc\n', ['b']],
+    ['a line changed', 'a\nb\n', 'a\nB\n', ['b', 'B']],
+    ['lines moved', 'a\nb\nc\n', 'c\na\nb\n', []],
+    ['a second copy', 'a\nb\n', 'a\nb\na\n', ['a']],
+    ['one copy of two removed', 'a\na\nb\n', 'b\na\n', ['a']],
+    ['a file added', undefined, 'x\ny', ['x', 'y']],
+    ['a file deleted', 'x\n\ny\n', undefined, ['x', '', 'y']],
+    ['the last newline added: no line changed', 'a\nb', 'a\nb\n', []],
+    ['an empty file', '', 'a\n', ['a']],
+    ['carriage returns are part of a line', 'a\r\n', 'a\n', ['a\r', 'a']],
+  ];
+  for (const [what, old, fresh, want] of cases) {
+    const out: Buffer[] = [];
+    lineChanges(old === undefined ? undefined : Buffer.from(old), fresh === undefined ? undefined : Buffer.from(fresh), out);
+    assert.deepEqual(
+      out.map((b) => b.toString()),
+      want,
+      what,
+    );
+  }
+  // Bytes that are not UTF-8 are compared as bytes: two such lines are told apart, and kept as they are.
+  const out: Buffer[] = [];
+  lineChanges(Buffer.from([0xff, 0x0a]), Buffer.from([0xfe, 0x0a]), out);
+  assert.deepEqual(out, [Buffer.from([0xff]), Buffer.from([0xfe])]);
+});
+
+test('changedInIndex: paths whose blob differs on a ref, or that one state lacks; unknown when the refs differ or the versions are too large', () => {
+  let reads = 0;
+  const file = (oid: string, text: string): HeldFile => ({
+    oid,
+    read: () => {
+      reads++;
+      return Buffer.from(text);
+    },
+  });
+  const refs = (byRef: Record<string, Record<string, HeldFile>>): RefFiles =>
+    new Map(Object.entries(byRef).map(([r, files]) => [r, new Map(Object.entries(files))]));
+  const a1 = file('a1', 'alpha\nbeta\n');
+  const a2 = file('a2', 'alpha\ngamma\n');
+  const b = file('b', 'same\n');
+  const c = file('c', 'gone\n');
+  const d = file('d', 'new\n');
+  const before = refs({ main: { 'a.txt': a1, 'b.txt': b, 'c.txt': c }, dev: { 'a.txt': a1 } });
+  const after = refs({ main: { 'a.txt': a2, 'b.txt': b, 'd.txt': d }, dev: { 'a.txt': a2 } });
+  const changed = changedInIndex(before, after, 1 << 20)!;
+  assert.deepEqual(changed.paths.sort(), ['a.txt', 'c.txt', 'd.txt']);
+  assert.equal(changed.lines.toString(), 'beta\ngamma\nnew\ngone\n');
+  assert.equal(reads, 4, 'a.txt changed the same way on both refs: its two versions are read once');
+  assert.deepEqual(changedInIndex(before, before, 1 << 20), { lines: Buffer.alloc(0), paths: [] }, 'nothing changed');
+  assert.equal(changedInIndex(before, refs({ main: { 'a.txt': a1 } }), 1 << 20), undefined, 'a ref fewer');
+  assert.equal(changedInIndex(before, refs({ main: {}, other: {} }), 1 << 20), undefined, 'another ref');
+  assert.equal(changedInIndex(before, after, 20), undefined, 'the versions to compare are larger than the bound');
+});
+
+test('changeTest: a lang: filter is re-checked when a file whose language its content can decide changed', () => {
+  const test = (query: string, paths: string[], lines = '') =>
+    changeTest(planSearch({ query, isRegexEnabled: false, isCaseSensitivityEnabled: false }).plan.root)({ lines: Buffer.from(lines), paths });
+  assert.equal(test('lang:python alpha', ['bin/run'], '#!/bin/sh\n'), true, 'a file without an extension: its `#!` line decides');
+  assert.equal(test('lang:python alpha', ['bin/run'], '\n'), true, 'the line removed may have been the one above the `#!` line');
+  assert.equal(test('lang:python alpha', ['src/x.m'], 'x = 1\n'), true, 'an extension whose content hints decide');
+  assert.equal(test('lang:python alpha', ['a.py'], 'beta\n'), false, 'the name decides, and no changed line holds alpha');
+  assert.equal(test('lang:python alpha', ['a.py'], 'alpha\n'), true);
+  assert.equal(test('alpha', ['bin/run'], '#!/bin/sh\n'), false, 'no lang: filter');
+  for (const [path, needs] of [
+    ['a.go', false],
+    ['Makefile', false],
+    ['Kconfig.debug', false],
+    ['bin/run', true],
+    ['lib/x.inc', true],
+    ['README', true],
+  ] as const)
+    assert.equal(languageNeedsContent(path), needs, path);
 });
