@@ -33,18 +33,22 @@ export interface IndexHold {
   release(): void;
 }
 
-/** The files of repository `repoId` at `generation` in a snapshot's entries, read through `open`; undefined as IndexHold.files says. */
-export function refFiles(entries: readonly ShardEntry[], repoId: number, generation: number, open: (e: ShardEntry) => Shard): RefFiles | undefined {
+/**
+ * The files of the repository of manifest `m` in a snapshot's entries, read through `open`;
+ * undefined as IndexHold.files says, or when the entries do not hold each of its shards at
+ * its generation (a node of a cluster may hold only some).
+ */
+export function refFiles(entries: readonly ShardEntry[], m: LoadedManifest, open: (e: ShardEntry) => Shard): RefFiles | undefined {
   const refs = new Map<string, Map<string, HeldFile>>();
-  let found = false;
+  let shards = 0;
   try {
     for (const entry of entries) {
-      for (const m of entry.members) {
-        if (m.repoId !== repoId) continue;
-        if (m.generation !== generation) return undefined;
-        found = true;
+      for (const em of entry.members) {
+        if (em.repoId !== m.repoId) continue;
+        if (em.generation !== m.generation) return undefined;
+        shards++;
         const shard = open(entry);
-        const member = shard.members[m.member];
+        const member = shard.members[em.member];
         if (!member) return undefined;
         for (let b = member.branchFirst; b < member.branchEnd; b++) {
           const name = shard.branches.names[b]!;
@@ -63,5 +67,5 @@ export function refFiles(entries: readonly ShardEntry[], repoId: number, generat
     if (err instanceof ShardError) return undefined;
     throw err;
   }
-  return found ? refs : undefined;
+  return shards === m.shards.length ? refs : undefined;
 }

@@ -150,11 +150,10 @@ export class Searcher implements SearchService {
       manifests,
       files: (repoId, generation) => {
         const key = `${repoId}/${generation}`;
-        if (!read.has(key))
-          read.set(
-            key,
-            refFiles(snapshot.entries, repoId, generation, (e) => this.shard(e)),
-          );
+        if (!read.has(key)) {
+          const m = manifests.find((x) => x.repoId === repoId);
+          read.set(key, m?.generation === generation ? refFiles(snapshot.entries, m, (e) => this.shard(e)) : undefined);
+        }
         return read.get(key);
       },
       release: () => {
