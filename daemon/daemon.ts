@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { INSTALL_ROOT } from './install-root.ts';
 import type { Config, Settings } from './config/types.ts';
 import { IndexView } from './index/index-health.ts';
-import { loadManifest, symbolsPending } from './index/manifest.ts';
+import { loadManifest, manifestVisibility, symbolsPending } from './index/manifest.ts';
 import { indexSize } from './index/index-size.ts';
 import { ClusterSyncScheduler } from './cluster/cluster-sync.ts';
 import { closeAllRepositories } from './repos/git-repo-cache.ts';
@@ -615,6 +615,7 @@ async function joinCluster(
   // Requests for repositories this node cannot read come from the others through POST /_cluster/forward.
   api.internal.push(...d.node.routes(), forwardEndpoint({ routes: api.routes, validators: api.validators, authenticator, logger }));
   api.services.searcher = d.node.fanOut;
+  api.services.watches = d.watches = startWatching(d, api.services, d.node, authenticator);
   if (options.sync !== false && Object.keys(config.connections).length > 0) d.clusterSync = await openClusterSync(d, d.node);
   if (d.clusterSync) api.services.repoSync = d.clusterSync.asked;
 }
@@ -664,12 +665,19 @@ function openClusterSync(d: Assembly, n: ClusterNode): Promise<ClusterSyncSchedu
   });
 }
 
-/** Watches, alone: checked after each change of the index, as their owners (the authenticator says what a member sees). */
-function startWatching(d: Assembly, services: Services, view: IndexView, authenticator: Authenticator): WatchRuntime {
+/**
+ * Watches: checked after each change of the index, as their owners (the authenticator says
+ * what a member sees). In a cluster, of the cluster's published index, by one node at a time.
+ */
+function startWatching(d: Assembly, services: Services, view: IndexView | ClusterNode, authenticator: Authenticator): WatchRuntime {
+  const n = view instanceof ClusterNode ? view : undefined;
   return startWatches({
     store: d.store,
     search: (req, options) => services.searcher.search(req, options),
-    index: view,
+    index: n
+      ? { current: () => ({ version: n.view.version, manifests: n.view.catalogManifests().manifests }), visibility: (m) => manifestVisibility(m) }
+      : (view as IndexView),
+    ...(n ? { cluster: { leads: () => n.leadsWatches, readChange: (m, before) => n.readChange(m.repoId, before, m.refs) } } : {}),
     hold: () => d.searcher!.hold(),
     owner: async (userId) => authenticator.memberSees?.(userId),
     visibility: async (repoId) => services.catalog.recordOf(repoId)?.visibility ?? (await d.store.getRepo(repoId))?.visibility,

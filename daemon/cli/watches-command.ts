@@ -246,8 +246,10 @@ async function addCommand(args: string[], io: Io): Promise<number> {
   if (query.length === 0 || Buffer.byteLength(query) > MAX_QUERY_BYTES)
     throw bad(`--query must be 1 to ${MAX_QUERY_BYTES} bytes, got ${Buffer.byteLength(query)}`);
   return withWatchStore(values, async (store, config, dataDir) => {
-    // A cluster's nodes evaluate no watches (daemon.ts): a watch made there would never change.
-    if (config.cluster) throw new Error('watches are not evaluated in a cluster (a node of a cluster runs none): not made');
+    // A node's own index may hold only some of the cluster's repositories: the watch's
+    // baseline is taken from the cluster's, through a node's API.
+    if (config.cluster)
+      throw new Error("in a cluster, watches are made through a node's API (POST /api/watches), whose baseline is the whole cluster's index: not made");
     const settings = config.settings.watches;
     const user = await userByEmail(store, email);
     if (user.suspendedAt !== undefined) throw new Error(escaped`${user.email} is suspended: their watches are not evaluated (trawl users unsuspend EMAIL)`);

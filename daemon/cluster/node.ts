@@ -22,10 +22,13 @@ import { serveLink } from './link-server.ts';
 import { PeerLinks } from './peer-link.ts';
 import { ClusterKeys } from './redis-keys.ts';
 import type { ClusterCounters } from './counters.ts';
+import { Leader } from './leader.ts';
 import { Membership } from './membership.ts';
 import { PeerAuth } from './peer-auth.ts';
 import { PeerClient } from './peer-client.ts';
 import { peerRoutes } from './peer-routes.ts';
+import { changeRoute, localChange, peerChange } from './change-route.ts';
+import type { ChangedText, RefAt } from '../repos/changed-text.ts';
 import { PublishedIndexes, type PublishedIndex } from './published.ts';
 import { runPackJob, type PackJobOptions, type PackJobReport } from './pack-job.ts';
 import { planPacks, type PackJob } from './pack-plan.ts';
@@ -72,6 +75,8 @@ export class ClusterNode {
   private readonly redis: Redis;
   private readonly links: PeerLinks;
   #timer: NodeJS.Timeout | undefined;
+  /** Which node checks the watches and delivers their changes (ClusterKeys.watchesLeader). */
+  #watchesLeader: Leader | undefined;
   #closed = false;
   /** A read of the whole cluster view under way for searches whose shards moved (FanOutOptions.relocate). */
   #rereading: Promise<void> | undefined;
@@ -160,6 +165,7 @@ export class ClusterNode {
         o.settings.heartbeatMs,
       );
       n.#timer.unref();
+      n.#watchesLeader = await Leader.open({ redis, key: keys.watchesLeader, id: o.self.id, heartbeatMs: o.settings.heartbeatMs, log: o.log });
       o.log.info({ node: o.self.id, url: o.self.url, nodes: membership.live().length }, 'joined the cluster');
       return node;
     } catch (err) {
@@ -169,9 +175,35 @@ export class ClusterNode {
     }
   }
 
+  /** Whether this node checks the cluster's watches and delivers their changes now (one node at a time). */
+  get leadsWatches(): boolean {
+    return this.#watchesLeader?.isLeader === true;
+  }
+
   /** The node-to-node endpoints this node serves. */
   routes(): InternalRoute[] {
-    return peerRoutes(this.o.dataDir);
+    return [...peerRoutes(this.o.dataDir), changeRoute(this.o.dataDir)];
+  }
+
+  /**
+   * What a repository's change between two sets of refs touched, read from its git mirror:
+   * here when this node built it, else by the node that did (change-route.ts); undefined
+   * when it cannot be told (that node is gone, or lacks a commit).
+   */
+  async readChange(repoId: number, before: readonly RefAt[], after: readonly RefAt[]): Promise<ChangedText | undefined> {
+    const ask = { repo: repoId, before: before.map(refAt), after: after.map(refAt) };
+    const builder = this.view.published.get(repoId)?.builtBy;
+    try {
+      if (builder === undefined || builder === this.o.self.id) return await localChange(this.o.dataDir, ask);
+      const url = this.view.urlOf(builder);
+      return url === undefined ? undefined : await peerChange(this.peers, url, ask);
+    } catch (err) {
+      this.o.log.warn(
+        { repoId, node: builder, err: (err as Error).message },
+        "a repository's change could not be read from its git mirror: every watch is searched in it",
+      );
+      return undefined;
+    }
   }
 
   /** The link endpoint the other nodes dial to search this node's shards (link-server.ts). */
@@ -309,10 +341,16 @@ export class ClusterNode {
     this.#closed = true;
     clearInterval(this.#timer);
     await this.replicator.stop();
+    await this.#watchesLeader?.close();
     if (leave) await this.membership.leave().catch(() => {});
     else this.membership.stop();
     this.peers.close();
     this.links.close();
     await closeRedis(this.redis);
   }
+}
+
+/** A ref as the change route reads it (the store's records carry more). */
+function refAt(r: RefAt): RefAt {
+  return { name: r.name, commit: r.commit };
 }

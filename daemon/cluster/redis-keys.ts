@@ -7,6 +7,8 @@
 //   <name>:indexes            hash: repository id → its published index (published.ts)
 //   <name>:events             pub/sub channel: "nodes", "holds", "index:<id>" wake the readers
 //   <name>:leader             string with an expiry: the node that lists the connections (leader.ts)
+//   <name>:watches:leader     string with an expiry: the node that checks the watches and
+//                             delivers their changes (leader.ts; daemon.ts joinCluster)
 //   <name>:listed             string: when the last listing finished, ms (cluster-sync.ts)
 //   <name>:listing            hash: repository id → its job as the last listing queued it, so
 //                             that any node can queue it again (cluster-sync.ts requeue)
@@ -23,6 +25,7 @@ export class ClusterKeys {
   readonly indexes: string;
   readonly events: string;
   readonly leader: string;
+  readonly watchesLeader: string;
   readonly listed: string;
   readonly listing: string;
   /** The syncs asked for one repository at a time (sync-answers.ts). */
@@ -35,6 +38,7 @@ export class ClusterKeys {
     this.indexes = `${name}:indexes`;
     this.events = `${name}:events`;
     this.leader = `${name}:leader`;
+    this.watchesLeader = `${name}:watches:leader`;
     this.listed = `${name}:listed`;
     this.listing = `${name}:listing`;
     this.asked = { tickets: `${name}:asked:tickets`, since: `${name}:asked:since`, answers: `${name}:asked:answers`, news: `${name}:asked:news` };

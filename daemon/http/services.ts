@@ -55,7 +55,7 @@ export interface Services {
    * absent where this daemon syncs nothing (no connections, sync turned off).
    */
   repoSync?: RepoSync;
-  /** Watches (watches/): absent where this daemon evaluates none (a node of a cluster). */
+  /** Watches (watches/): absent until they are started (a node of a cluster: once it joined). */
   watches?: WatchServices;
   /** The code hosts' webhook deliveries (webhooks/receiver.ts): absent where repoSync is. */
   webhooks?: Pick<WebhookReceiver, 'receive'>;

@@ -23,7 +23,7 @@ const INSTRUCTIONS =
   'get_watch_changes, or subscribe to the resource trawl://watches/{id} to be notified of each change.';
 
 /**
- * `watches`: the daemon's watches (absent on a node of a cluster, which evaluates none);
+ * `watches`: the daemon's watches (absent while a node of a cluster is still joining it);
  * with them, the session's user's watches are resources it can subscribe to (watch-resources.ts).
  */
 export function createToolServer(invoke: Invoke, prepare: PrepareCall, version: string, watches?: WatchServices): McpServer {

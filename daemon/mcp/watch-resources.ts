@@ -55,7 +55,7 @@ export function registerWatchResources(server: McpServer, invoke: Invoke, prepar
         try {
           listed = (await invoke('GET /api/watches', {}, caller)).body as WatchAnswer[];
         } catch (err) {
-          // Anonymous callers have no watches; a node of a cluster evaluates none.
+          // Anonymous callers have no watches; a node of a cluster still joining it has none yet.
           if (err instanceof ServiceError && (err.errorCode === 'NOT_AUTHENTICATED' || err.errorCode === 'SERVICE_UNAVAILABLE')) return { resources: [] };
           throw asMcpError(err);
         }

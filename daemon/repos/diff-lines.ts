@@ -1,5 +1,5 @@
 // The lines a change added and removed, read in as few native calls as nodegit allows: the
-// watches read one after every push (watches/changed-text.ts), and each nodegit call is a
+// watches read one after every push (changed-text.ts), and each nodegit call is a
 // trip to its thread pool. The API's diff (diff.ts) copies every hunk and line out one call
 // at a time, which a small change pays for several times over; here the two commits and
 // their trees are looked up side by side, and the whole patch comes back as one text.

@@ -26,7 +26,6 @@ export type RefFiles = ReadonlyMap<string, ReadonlyMap<string, HeldFile>>;
 
 /** One state of the index, held: its shard files stay mapped, and on disk, until released. */
 export interface IndexHold {
-  readonly manifests: readonly LoadedManifest[];
   /** The repository's files, when this state holds it at `generation` and every document has a blob id; else undefined. */
   files(repoId: number, generation: number): RefFiles | undefined;
   /** Lets the state go (once; later calls do nothing). */

@@ -147,7 +147,6 @@ export class Searcher implements SearchService {
     const read = new Map<string, RefFiles | undefined>();
     let released = false;
     return {
-      manifests,
       files: (repoId, generation) => {
         const key = `${repoId}/${generation}`;
         if (!read.has(key)) {

@@ -122,6 +122,19 @@ export class PgWatches implements WatchStore {
     );
   }
 
+  lastEventId(): Promise<number> {
+    return this.db.run('read', async (sql) => Number((await sql.row('SELECT coalesce(max(id), 0) AS top FROM watch_events'))!.top));
+  }
+
+  eventsIn(watchIds: readonly number[], afterId: number, throughId: number): Promise<WatchEventRecord[]> {
+    if (watchIds.length === 0) return Promise.resolve([]);
+    return this.db.run('read', async (sql) =>
+      (
+        await sql.rows('SELECT * FROM watch_events WHERE watch_id = ANY($1::bigint[]) AND id > $2 AND id <= $3 ORDER BY id', [watchIds, afterId, throughId])
+      ).map(eventFromRow),
+    );
+  }
+
   recentEvents(watchId: number, limit: number): Promise<WatchEventRecord[]> {
     return this.db.run('read', async (sql) =>
       (await sql.rows('SELECT * FROM watch_events WHERE watch_id = $1 ORDER BY id DESC LIMIT $2', [watchId, limit])).map(eventFromRow),

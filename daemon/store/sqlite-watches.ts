@@ -55,6 +55,8 @@ export class SqliteWatches implements WatchStoreSync {
       ),
       changed: db.prepare('UPDATE watches SET last_changed_at = ? WHERE id = ?'),
       eventsAfter: db.prepare('SELECT * FROM watch_events WHERE watch_id = ? AND id > ? ORDER BY id LIMIT ?'),
+      lastEventId: db.prepare('SELECT coalesce(max(id), 0) FROM watch_events').pluck(),
+      eventsIn: db.prepare('SELECT * FROM watch_events WHERE watch_id IN (SELECT value FROM json_each(?)) AND id > ? AND id <= ? ORDER BY id'),
       recent: db.prepare('SELECT * FROM watch_events WHERE watch_id = ? ORDER BY id DESC LIMIT ?'),
       due: db.prepare("SELECT * FROM watch_events WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?"),
       settle: db.prepare(
@@ -158,6 +160,15 @@ export class SqliteWatches implements WatchStoreSync {
 
   eventsAfter(watchId: number, afterId: number, limit: number): WatchEventRecord[] {
     return (this.#s.eventsAfter!.all(watchId, afterId, limit) as Row[]).map(eventFromRow);
+  }
+
+  lastEventId(): number {
+    return Number(this.#s.lastEventId!.get());
+  }
+
+  eventsIn(watchIds: readonly number[], afterId: number, throughId: number): WatchEventRecord[] {
+    if (watchIds.length === 0) return [];
+    return (this.#s.eventsIn!.all(JSON.stringify(watchIds), afterId, throughId) as Row[]).map(eventFromRow);
   }
 
   recentEvents(watchId: number, limit: number): WatchEventRecord[] {

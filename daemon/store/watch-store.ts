@@ -90,6 +90,13 @@ export interface WatchStoreSync {
   addEvent(watchId: number, payload: string, now: string): number;
   /** The watch's events after `afterId`, oldest first, at most `limit`. */
   eventsAfter(watchId: number, afterId: number, limit: number): WatchEventRecord[];
+  /** The greatest event id recorded, of any watch (0: none): where a reader of every watch's new events starts. */
+  lastEventId(): number;
+  /**
+   * The events of these watches with ids in (afterId, throughId], oldest first: what a
+   * process that did not record them passes on to its listeners (a node of a cluster).
+   */
+  eventsIn(watchIds: readonly number[], afterId: number, throughId: number): WatchEventRecord[];
   /** Its newest events, newest first. */
   recentEvents(watchId: number, limit: number): WatchEventRecord[];
   /** Pending deliveries due at `now`, oldest first. */

@@ -42,6 +42,8 @@ export interface DelivererDeps {
   settings: () => Settings['watches'];
   userAgent: string;
   observe?(outcome: DeliveryOutcome): void;
+  /** Whether this process delivers now (in a cluster, the node that checks the watches); default: always. */
+  active?(): boolean;
   now?: () => Date;
   log?: Logger;
 }
@@ -65,7 +67,7 @@ export class WatchDeliverer {
 
   /** Looks for due events now (an event was just recorded). */
   wake(): void {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#d.active?.() === false) return;
     if (this.#running) {
       this.#again = true;
       return;

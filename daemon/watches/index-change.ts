@@ -12,7 +12,7 @@
 // added nor removed, and rules nothing in.
 
 import type { RefFiles, HeldFile } from '../search/held-files.ts';
-import type { ChangedText } from './changed-text.ts';
+import type { ChangedText } from '../repos/changed-text.ts';
 
 /**
  * The lines and paths that differ between two states of a repository's files; undefined

@@ -21,7 +21,7 @@
 
 import type { Settings } from '../config/types.ts';
 import type { Identity } from '../auth/identity.ts';
-import { manifestRepoName, type LoadedManifest } from '../index/manifest.ts';
+import { manifestRepoName, type LoadedManifest, type Manifest } from '../index/manifest.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { PlannedSearch } from '../search/plan-cache.ts';
@@ -30,7 +30,7 @@ import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { Store, WatchEventRecord, WatchMatch, WatchRecord, WatchedRepoState } from '../store/store.ts';
 import { ShardError } from '../index/shard-error.ts';
 import type { IndexHold } from '../search/held-files.ts';
-import { changedText, DIFF_MAX_BYTES, type ChangedText } from './changed-text.ts';
+import { changedText, DIFF_MAX_BYTES, type ChangedText, type RefAt } from '../repos/changed-text.ts';
 import { changedInIndex } from './index-change.ts';
 import { changedMatches, matchesByRepo } from './match-set.ts';
 import { changeTest, type ChangeTest } from './watch-filter.ts';
@@ -60,6 +60,12 @@ export interface WatchEvaluatorDeps {
     /** Holds the index as it is now (the searcher's): absent, every change is read from git. */
     hold?(): IndexHold;
   };
+  /**
+   * The change between two sets of refs of a git repository, when no held state of the
+   * index tells it: default, from the repository's git source in this process
+   * (repos/changed-text.ts); in a cluster, from the node that holds its mirror.
+   */
+  readChange?(m: Manifest, before: readonly RefAt[]): Promise<ChangedText | undefined>;
   /** A repository's name, for a change reported after it left the index. */
   repoName(repoId: number): Promise<string | undefined>;
   /** What a member may see now; undefined when they cannot act (gone, suspended). */
@@ -73,6 +79,11 @@ export interface WatchEvaluatorDeps {
    * unread (the filter's oracle in the tests). Default true.
    */
   filterByChange?: boolean;
+  /**
+   * Whether this process checks the watches now (default: always). In a cluster one node
+   * does; on the others a check does nothing, and a watch's baseline is the index as it is.
+   */
+  evaluates?(): boolean;
   /** Told when an event was recorded for a watch with a url (the deliverer wakes). */
   recorded?(event: WatchEventRecord): void;
   now?: () => Date;
@@ -132,6 +143,7 @@ export class WatchEvaluator {
 
   /** Brings every watch up to the index as it is now (after a sync, a build, a start). */
   check(): Promise<CheckReport> {
+    if (this.#d.evaluates?.() === false) return Promise.resolve(this.#done(emptyReport(), performance.now()));
     if (this.#queued) return this.#queued;
     const run = this.#serial(async () => {
       this.#queued = undefined;
@@ -154,7 +166,7 @@ export class WatchEvaluator {
     if (planned.plan.type !== undefined || planned.plan.history)
       throw new ServiceError('FAILED_TO_PARSE_QUERY', 'a watch watches the code as indexed: type:diff, type:commit and history:yes queries cannot be watched');
     return this.#serial(async () => {
-      if (options.checkFirst !== false) await this.#check();
+      if (options.checkFirst !== false && this.#d.evaluates?.() !== false) await this.#check();
       const max = this.#d.settings().maxMatches;
       const filter = await this.#filter(input.userId, canSee, planned, () => true);
       const res = await this.#d.search(requestOf(input, max + 1), { planned, repoFilter: filter, caller: `watch:${input.userId}` });
@@ -192,7 +204,7 @@ export class WatchEvaluator {
 
   async #check(): Promise<CheckReport> {
     const started = performance.now();
-    const report: CheckReport = { repos: 0, removedRepos: 0, fromIndex: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
+    const report = emptyReport();
     const now = this.#d.index.hold?.();
     try {
       await this.#checkOn(now, report);
@@ -224,12 +236,26 @@ export class WatchEvaluator {
     this.#keep(undefined);
   }
 
+  /**
+   * Forgets what was read from the store and the state held: another process may have
+   * checked the watches meanwhile (in a cluster, this node has just begun to check them).
+   */
+  forget(): Promise<void> {
+    return this.#serial(async () => {
+      this.#seen = undefined;
+      this.#list = undefined;
+      this.#keep(undefined);
+    });
+  }
+
   async #checkOn(now: IndexHold | undefined, report: CheckReport): Promise<void> {
     const { store, index } = this.#d;
     // What the watches last saw is read from the store once, then kept here as it is written.
     this.#seen ??= new Map((await store.watches.repoStates()).map((s) => [s.repoId, s]));
     const seen = this.#seen;
-    const manifests = now?.manifests ?? index.manifests();
+    // (The held state gives files only at the generations asked: it may be older, or newer, or
+    // in a cluster hold some of the repositories.)
+    const manifests = index.manifests();
     const changed = manifests.filter((m) => seen.get(m.repoId)?.generation !== m.generation);
     const present = new Set(manifests.map((m) => m.repoId));
     const gone = [...seen.keys()].filter((id) => !present.has(id));
@@ -369,7 +395,8 @@ export class WatchEvaluator {
         throw err;
       }
     }
-    return m.repo?.kind === 'git' ? changedText(m.repo.source, before.refs, m.refs ?? []) : undefined;
+    if (m.version !== 2 || m.repo.kind !== 'git') return undefined;
+    return this.#d.readChange ? this.#d.readChange(m, before.refs) : changedText(m.repo.source, before.refs, m.refs);
   }
 
   /** Searches the watch in the repository again and records what changed. */
@@ -440,6 +467,10 @@ export class WatchEvaluator {
     const scoped = await this.#d.scope(userId, canSee, context);
     return (r) => also(r) && scoped(r);
   }
+}
+
+function emptyReport(): CheckReport {
+  return { repos: 0, removedRepos: 0, fromIndex: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
 }
 
 /** A watch's search: its query, every match up to `matches`, no context lines. */

@@ -33,6 +33,11 @@ export class WatchFeed {
     }
   }
 
+  /** The watches listened to now. */
+  watched(): number[] {
+    return [...this.#listeners.keys()];
+  }
+
   /** Listeners of every watch (a metric). */
   get listeners(): number {
     let n = 0;

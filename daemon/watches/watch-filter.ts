@@ -18,7 +18,7 @@
 import { languageNeedsContent } from '../index/language.ts';
 import { Matcher } from '../search/matcher.ts';
 import type { PlanNode, Term } from '../query/terms.ts';
-import type { ChangedText } from './changed-text.ts';
+import type { ChangedText } from '../repos/changed-text.ts';
 
 /** Whether a change may have changed a watch's matches. */
 export type ChangeTest = (changed: ChangedText) => boolean;

@@ -18,7 +18,8 @@ import type { SearchOptions } from '../search/search-options.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { Store } from '../store/store.ts';
 import { WatchDeliverer, type DeliveryOutcome } from './delivery.ts';
-import { WatchEvaluator, type CheckReport } from './watch-evaluator.ts';
+import { WatchEvaluator, type CheckReport, type WatchEvaluatorDeps } from './watch-evaluator.ts';
+import { feedFromStore } from './store-feed.ts';
 import { WatchFeed } from './watch-feed.ts';
 
 /** How often the index's version is compared with the one the watches last checked. */
@@ -44,6 +45,12 @@ export interface WatchRuntimeDeps {
   settings: () => Settings['watches'];
   userAgent: string;
   observe?: { delivery(outcome: DeliveryOutcome): void; check(report: CheckReport): void };
+  /**
+   * A node of a cluster: the node that leads checks the watches and delivers their changes;
+   * every node passes on to its listeners the changes it reads from the store
+   * (store-feed.ts); a change is read from the git mirror on the node that has it.
+   */
+  cluster?: { leads(): boolean; readChange: NonNullable<WatchEvaluatorDeps['readChange']> };
   now?: () => Date;
   log?: Logger;
 }
@@ -68,6 +75,7 @@ export interface WatchRuntime extends WatchServices {
 
 export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
   const feed = new WatchFeed();
+  const leads = d.cluster ? d.cluster.leads : () => true;
   const deliverer = new WatchDeliverer({
     store: d.store,
     secret: d.secret,
@@ -75,6 +83,7 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
     visibility: d.visibility,
     settings: d.settings,
     userAgent: d.userAgent,
+    active: leads,
     ...(d.observe ? { observe: (o: DeliveryOutcome) => d.observe!.delivery(o) } : {}),
     ...(d.now ? { now: d.now } : {}),
     ...(d.log ? { log: d.log } : {}),
@@ -87,7 +96,9 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
     repoName: async (id) => (await d.store.getRepo(id))?.repoName,
     owner: d.owner,
     ...(d.scope ? { scope: d.scope } : {}),
-    feed,
+    // In a cluster every listener hears the changes from the store, this node's too.
+    feed: d.cluster ? new WatchFeed() : feed,
+    ...(d.cluster ? { evaluates: leads, readChange: d.cluster.readChange } : {}),
     settings: d.settings,
     recorded: () => deliverer.wake(),
     ...(d.now ? { now: d.now } : {}),
@@ -96,7 +107,7 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
   let checked = '';
   let stopped = false;
   const check = (): void => {
-    if (stopped) return;
+    if (stopped || !leads()) return;
     const version = d.index.current().version;
     checked = version;
     void evaluator.check().then(
@@ -105,24 +116,38 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
     );
   };
   let moved = { version: '', at: 0 };
+  let leading = leads();
   const poll = setInterval(() => {
+    const now = leads();
+    if (now !== leading) {
+      leading = now;
+      // Another node checked the watches until now: what this one read of them is stale.
+      // (The forgetting runs before the check that follows: one at a time.)
+      if (now) {
+        void evaluator.forget();
+        checked = '';
+        deliverer.wake();
+      }
+    }
+    if (!now) return;
     const version = d.index.current().version;
     if (version === checked) return;
-    const now = performance.now();
-    if (version !== moved.version) moved = { version, at: now };
-    else if (now - moved.at >= SETTLE_MS) check();
+    const at = performance.now();
+    if (version !== moved.version) moved = { version, at };
+    else if (at - moved.at >= SETTLE_MS) check();
   }, POLL_MS);
   poll.unref();
   let pruned = 0;
   const prune = setInterval(() => {
     const t = (d.now?.() ?? new Date()).getTime();
-    if (t - pruned < PRUNE_EVERY_MS) return;
+    if (t - pruned < PRUNE_EVERY_MS || !leads()) return;
     pruned = t;
     void d.store.watches
       .pruneEvents(new Date(t - d.settings().eventRetentionDays * 86_400_000).toISOString())
       .catch((err: Error) => d.log?.warn({ err: err.message }, 'pruning old watch events failed'));
   }, 60_000);
   prune.unref();
+  const stopFeed = d.cluster ? feedFromStore(d.store, feed, d.log) : () => {};
   deliverer.start();
   check();
   return {
@@ -136,6 +161,7 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
       stopped = true;
       clearInterval(poll);
       clearInterval(prune);
+      stopFeed();
       await deliverer.stop();
       await evaluator.idle();
       evaluator.release();

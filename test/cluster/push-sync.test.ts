@@ -15,10 +15,9 @@ import { Redis } from 'ioredis';
 import { QUEUE_NAME } from '../../daemon/cluster/jobs.ts';
 import { ClusterKeys } from '../../daemon/cluster/redis-keys.ts';
 import { loadConfig } from '../../daemon/config/load.ts';
-import { startDaemon, type Daemon } from '../../daemon/daemon.ts';
-import { silentHttpLogger } from '../../daemon/http/logging.ts';
+import type { Daemon } from '../../daemon/daemon.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
-import { startClusterBackends, stopCluster } from '../helpers/cluster.ts';
+import { startClusterBackends, startDaemons, stopCluster } from '../helpers/cluster.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
@@ -59,20 +58,7 @@ before(async () => {
   events.on('completed', ({ jobId }) => completed.push(jobId));
   await events.waitUntilReady();
   const config = loadConfig(configPath);
-  for (const id of ['a', 'b']) {
-    daemons.push(
-      await startDaemon({
-        config,
-        dataDir: join(dir.path, id),
-        host: '127.0.0.1',
-        port: 0,
-        logger: silentHttpLogger,
-        workers: 1,
-        nodeId: id,
-        env: { ...process.env, LOCAL_HOOK: SECRET },
-      }),
-    );
-  }
+  await startDaemons(daemons, config, dir.path, ['a', 'b'], { env: { ...process.env, LOCAL_HOOK: SECRET } });
 });
 
 after(async () => {

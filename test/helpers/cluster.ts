@@ -5,6 +5,9 @@
 
 import { join } from 'node:path';
 import { settled, type ClusterStatus } from '../../daemon/cluster/status.ts';
+import type { Config } from '../../daemon/config/types.ts';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.ts';
+import { silentHttpLogger } from '../../daemon/http/logging.ts';
 import { call } from './daemon.ts';
 import { startTestPostgres, type TestPostgres } from './postgres.ts';
 import { startTestRedis, type TestRedis } from './redis.ts';
@@ -34,6 +37,12 @@ export async function stopCluster(o: {
   await o.redis?.stop();
   await o.postgres?.stop();
   o.dir.cleanup();
+}
+
+/** Starts a daemon in this process as each node of `ids`, one after the other, its data dir `<root>/<id>`; each is pushed to `into` as it starts (for stopCluster, whatever fails later). */
+export async function startDaemons(into: Daemon[], config: Config, root: string, ids: readonly string[], extra: Partial<DaemonOptions> = {}): Promise<void> {
+  for (const id of ids)
+    into.push(await startDaemon({ config, dataDir: join(root, id), host: '127.0.0.1', port: 0, logger: silentHttpLogger, workers: 1, nodeId: id, ...extra }));
 }
 
 /** Starts `trawl serve` as node `id` of the cluster `configPath` names, its data dir `<root>/<id>`; kept in `procs` under its id. */

@@ -178,6 +178,45 @@ export function watchConformance(storeTest: StoreTest): void {
     );
   });
 
+  storeTest("watches: the last event id; the events of several watches in (after, through], oldest first; a deleted watch's gone", async (store) => {
+    const a = await store.createUser({ email: 'a@example.com', name: 'A', role: 'member' }, T1);
+    const b = await store.createUser({ email: 'b@example.com', name: 'B', role: 'member' }, T1);
+    assert.equal(await store.watches.lastEventId(), 0, 'none yet');
+    const w1 = await store.watches.create({ ...fields, userId: a.id, url: 'https://h.example/x' }, [], T1);
+    const w2 = await store.watches.create({ ...fields, userId: b.id }, [], T1);
+    const e1 = await store.watches.addEvent(w1.id, '{"n":1}', T1);
+    const e2 = await store.watches.addEvent(w2.id, '{"n":2}', T1);
+    const e3 = await store.watches.addEvent(w1.id, '{"n":3}', T2);
+    const e4 = await store.watches.addEvent(w2.id, '{"n":4}', T2);
+    const e5 = await store.watches.addEvent(w1.id, '{"n":5}', T3);
+    await store.watches.settleEvent(e3, { state: 'pending', attempts: 1, nextAttemptAt: T3, lastError: 'answered 500' }, T2);
+    const last = await store.watches.lastEventId();
+    assert.equal(last, Math.max(e1, e2, e3, e4, e5));
+    assert.deepEqual(await store.watches.eventsIn([w1.id], 0, last), await store.watches.eventsAfter(w1.id, 0, 10), 'the same records as eventsAfter');
+    assert.deepEqual(
+      (await store.watches.eventsIn([w1.id], 0, last)).map((e) => e.id),
+      [e1, e3, e5],
+    );
+    assert.deepEqual(
+      (await store.watches.eventsIn([w2.id, w1.id], 0, last)).map((e) => e.id),
+      [e1, e2, e3, e4, e5],
+    );
+    assert.deepEqual(
+      (await store.watches.eventsIn([w1.id, w2.id], e1, e4)).map((e) => e.id),
+      [e2, e3, e4],
+      'after is exclusive, through inclusive',
+    );
+    assert.deepEqual(await store.watches.eventsIn([w1.id, w2.id], last, last), []);
+    assert.deepEqual(await store.watches.eventsIn([], 0, last), []);
+    assert.deepEqual(await store.watches.eventsIn([w2.id + 100], 0, last), [], 'an unknown watch has none');
+    assert.equal(await store.watches.delete(w2.id), true);
+    assert.deepEqual(
+      (await store.watches.eventsIn([w1.id, w2.id], 0, last)).map((e) => e.id),
+      [e1, e3, e5],
+    );
+    assert.equal(await store.watches.lastEventId(), Math.max(e1, e3, e5));
+  });
+
   storeTest('watches: deleting one takes its matches and events; ids are not reused', async (store) => {
     const a = await store.createUser({ email: 'a@example.com', name: 'A', role: 'member' }, T1);
     const w = await store.watches.create({ ...fields, userId: a.id }, [{ repoId: 1, matches: [{ path: 'p', line: 1, text: 't' }] }], T1);

@@ -2,7 +2,7 @@
 // some skipping the watches the changed lines rule out, one searching every watch after
 // every change, must record the same changes for every watch. The changed lines are read
 // both ways: from the state of the index held since the last check (index-change.ts) and
-// from git (changed-text.ts). A git repository made here gets random commits (lines added,
+// from git (repos/changed-text.ts). A git repository made here gets random commits (lines added,
 // removed and moved, `#!` lines that decide an unnamed file's language, files added and
 // deleted), indexed after each, as a repository of its own and as a member of compound
 // shards (merged now and then); the queries mix literals, regular expressions, negations,

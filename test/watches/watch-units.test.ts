@@ -13,7 +13,7 @@ import { hunkLines, PATCH_MAX_FILES } from '../../daemon/repos/diff-lines.ts';
 import { languageNeedsContent } from '../../daemon/index/language.ts';
 import type { HeldFile, RefFiles } from '../../daemon/search/held-files.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
-import { changedText } from '../../daemon/watches/changed-text.ts';
+import { changedText } from '../../daemon/repos/changed-text.ts';
 import { changedInIndex, lineChanges } from '../../daemon/watches/index-change.ts';
 import { changeTest } from '../../daemon/watches/watch-filter.ts';
 import { changedMatches } from '../../daemon/watches/match-set.ts';
@@ -54,7 +54,7 @@ test('changedText: the lines added and removed, and the paths, between two commi
   assert.deepEqual(await changedText(repo.path, refs(first), refs(first)), { lines: Buffer.alloc(0), paths: [] }, 'nothing moved');
   assert.equal(await changedText(repo.path, refs('0'.repeat(40)), refs(second)), undefined, 'a commit git does not have');
   assert.equal(await changedText(repo.path, [], refs(second)), undefined, 'a ref added');
-  assert.equal(await changedText(repo.path, [{ name: 'dev', kind: 'branch', commit: first }], refs(second)), undefined, 'another ref');
+  assert.equal(await changedText(repo.path, [{ name: 'dev', commit: first }], refs(second)), undefined, 'another ref');
   // A rename is its old path's lines removed and its new path's added.
   const third = repo.commit({ 'c/new.go': null, 'c/moved.go': 'package c\n' });
   const renamed = await changedText(repo.path, refs(second), refs(third));

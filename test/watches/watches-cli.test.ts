@@ -8,8 +8,6 @@
 // printed; a watch added while the daemon runs is evaluated at the next re-index.
 
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -28,6 +26,7 @@ import { newUserKey } from '../helpers/cli-users.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import { runTrawl, type TrawlRun } from '../helpers/trawl-cli.ts';
+import { hookReceiver } from '../helpers/hook-receiver.ts';
 
 interface Setup {
   dir: string;
@@ -259,26 +258,11 @@ test('trawl watches: add, list, events and rm; refusals exit 1; names are escape
   );
 });
 
-/** A receiver of watch POSTs that keeps what it got. */
-async function receiver(): Promise<{ url: string; got: Array<{ headers: http.IncomingHttpHeaders; body: string }>; close(): Promise<void> }> {
-  const got: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-  const server = http.createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (d: Buffer) => parts.push(d));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(parts).toString('utf8') });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, close: () => new Promise((r) => server.close(() => r())) };
-}
-
 test('trawl watches: a watch the command line made is evaluated by a daemon on the same data dir, once, signed with the secret it printed', async (t) => {
   const s = await setup('watches-cli-daemon');
   t.after(() => s.cleanup());
   await newUserKey('alice@example.com', ['--data-dir', s.dataDir], 'member');
-  const hook = await receiver();
+  const hook = await hookReceiver();
   t.after(() => hook.close());
   const add = (name: string, query: string, url?: string) =>
     s.trawl(['watches', 'add', '--user', 'alice@example.com', '--name', name, '--query', query, ...(url ? ['--url', url] : [])]);

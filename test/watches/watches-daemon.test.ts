@@ -6,8 +6,6 @@
 // nothing; other members cannot see the watch.
 
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -20,30 +18,11 @@ import { newUserKey } from '../helpers/cli-users.ts';
 import { TestRepo } from '../helpers/git.ts';
 import { startGitServer } from '../helpers/git-server.ts';
 import { until } from '../helpers/haystack.ts';
+import { hookReceiver } from '../helpers/hook-receiver.ts';
 import { startFake, TOKEN } from '../hosts/fake-hosts.ts';
 import { delivery } from '../webhooks/deliveries.ts';
 
 const HOOK = 'watch-e2e-webhook-secret-0123456789';
-
-interface Posted {
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver of watch POSTs: answers `statuses` in turn (then 200), and keeps what it got. */
-async function receiver(statuses: number[]): Promise<{ url: string; got: Posted[]; close(): Promise<void> }> {
-  const got: Posted[] = [];
-  const server = http.createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (d: Buffer) => parts.push(d));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(parts).toString('utf8') });
-      res.writeHead(statuses.shift() ?? 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, close: () => new Promise((r) => server.close(() => r())) };
-}
 
 test('watches: a pushed matching line is POSTed (signed, retried) and streamed; its removal too; unrelated changes, other members and suspended owners get nothing', async (t) => {
   const dir = tempDir('watches-e2e');
@@ -102,7 +81,7 @@ test('watches: a pushed matching line is POSTed (signed, retried) and streamed; 
   };
 
   // The receiver fails the first attempt: the change is POSTed again.
-  const hook = await receiver([500]);
+  const hook = await hookReceiver([500]);
   t.after(() => hook.close());
   const made = await call(alice, 'POST', '/api/watches', { name: 'new tokens', query: 'watch_token', url: hook.url });
   assert.equal(made.status, 201, JSON.stringify(made.json));
@@ -179,7 +158,7 @@ test('watches: a pushed matching line is POSTed (signed, retried) and streamed; 
   assert.deepEqual((await call(alice, 'GET', `/api/watches/${id}/events?after=${events[0]!.id}`)).json.length, 1);
 
   // A URL that never answers: after three attempts, a dead letter.
-  const closed = await receiver([]);
+  const closed = await hookReceiver([]);
   await closed.close();
   const dead = await call(alice, 'POST', '/api/watches', { name: 'nobody listens', query: 'dead_token', url: closed.url });
   assert.equal(dead.status, 201);

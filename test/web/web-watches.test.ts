@@ -13,8 +13,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../bench/suite/browser.ts';
@@ -26,6 +24,7 @@ import { newUserKey } from '../helpers/cli-users.ts';
 import type { TestRepo } from '../helpers/git.ts';
 import { until } from '../helpers/haystack.ts';
 import { activeId, activeIdOnce, newTab, signInWith } from '../helpers/web.ts';
+import { hookReceiver } from '../helpers/hook-receiver.ts';
 
 /** A body that arrives in the given pieces. */
 function body(pieces: string[]): ReadableStream<Uint8Array> {
@@ -91,21 +90,6 @@ async function audit(page: Page): Promise<string[]> {
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`);
 }
 
-/** A receiver of watch POSTs: answers 200 and keeps what it got. */
-async function receiver(): Promise<{ url: string; got: Array<{ signature: string; body: string }>; close(): Promise<void> }> {
-  const got: Array<{ signature: string; body: string }> = [];
-  const server = http.createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (d: Buffer) => parts.push(d));
-    req.on('end', () => {
-      got.push({ signature: String(req.headers['x-trawl-signature-256']), body: Buffer.concat(parts).toString('utf8') });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, close: () => new Promise((r) => server.close(() => r())) };
-}
-
 describe('watches in the page', () => {
   let browser: Browser;
   let d: TestDaemon;
@@ -133,7 +117,7 @@ describe('watches in the page', () => {
 
   test('a watch made from a search in the page: its secret once, a change streamed in and linked, its removal, then deleted', async () => {
     const key = await newUserKey('wanda@example.com', ['--data-dir', d.dataDir]);
-    const hook = await receiver();
+    const hook = await hookReceiver();
     const page = await newTab(browser, { bypassCSP: true });
     const reindex = () => indexLocal(notes.path, { dataDir: d.dataDir, symbols: false });
     try {
@@ -196,7 +180,7 @@ describe('watches in the page', () => {
       await row.locator('td.watch-last time').waitFor();
       // The change POSTed to the URL is signed with the secret the page showed.
       await until('the change POSTed', () => hook.got.length >= 1, 20_000);
-      assert.equal(hook.got[0]!.signature, `sha256=${createHmac('sha256', secret).update(hook.got[0]!.body).digest('hex')}`);
+      assert.equal(hook.got[0]!.headers['x-trawl-signature-256'], `sha256=${createHmac('sha256', secret).update(hook.got[0]!.body).digest('hex')}`);
 
       // The line goes: its removal arrives on top, linked to the file's history.
       const removed = notes.commit({ 'todo.md': '# todo\n\nnothing yet\n' });

@@ -146,7 +146,8 @@ export function watchRoutes(s: Services): Route[] {
 }
 
 function watches(s: Services): WatchServices {
-  if (!s.watches) throw new ServiceError('SERVICE_UNAVAILABLE', 'watches are not evaluated by this server (a node of a cluster)');
+  if (!s.watches)
+    throw new ServiceError('SERVICE_UNAVAILABLE', 'watches are not available on this server yet (a node of a cluster that is still joining it): retry shortly');
   return s.watches;
 }
 

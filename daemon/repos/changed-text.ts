@@ -1,18 +1,23 @@
 // What a change of a repository's index touched, read from git: the lines added and
 // removed between the refs the watches last saw and the refs indexed now, and the paths of
 // the files they are in. The watches use it to skip the watches that cannot have changed
-// (watch-filter.ts); when it cannot be told (a ref added or removed, a commit git no longer
-// has, a file libgit2 took for binary or too large, lines that are not UTF-8, a diff too
+// (watches/watch-filter.ts); when it cannot be told (a ref added or removed, a commit git
+// no longer has, a file libgit2 took for binary or too large, lines that are not UTF-8, a diff too
 // large to be worth reading), every watch is evaluated.
 //
-// Read in this process through libgit2 (repos/diff-lines.ts, in a few native calls; a
+// Read in this process through libgit2 (diff-lines.ts, in a few native calls; a
 // change of many files through the API's bounded diff): starting `git diff` cost more
 // than the rest of a check. Renames are not looked for: a renamed file is its old path's
 // lines removed and its new path's added, which is what it is to a watch.
 
-import { diff, MAX_DIFF_FILES } from '../repos/diff.ts';
-import { patchLines, type PatchLines } from '../repos/diff-lines.ts';
-import type { IndexedRef } from '../store/store.ts';
+import { diff, MAX_DIFF_FILES } from './diff.ts';
+import { patchLines, type PatchLines } from './diff-lines.ts';
+
+/** A ref as an index recorded it: its name and the commit it pointed at. */
+export interface RefAt {
+  name: string;
+  commit: string;
+}
 
 /** A diff larger than this is not read: evaluating every watch costs less than reading it. */
 export const DIFF_MAX_BYTES = 8 * 1024 * 1024;
@@ -30,7 +35,7 @@ export interface ChangedText {
  * The lines and paths that differ between `before` and `after` (the same refs by name, some
  * moved), from the git repository at `source`; undefined when it cannot be told.
  */
-export async function changedText(source: string, before: readonly IndexedRef[], after: readonly IndexedRef[]): Promise<ChangedText | undefined> {
+export async function changedText(source: string, before: readonly RefAt[], after: readonly RefAt[]): Promise<ChangedText | undefined> {
   if (before.length !== after.length || after.length === 0) return undefined;
   const was = new Map(before.map((r) => [r.name, r.commit]));
   const lines: string[] = [];
