@@ -41,6 +41,8 @@ export interface WatchPhaseResult {
     /** Of checkSeconds: reading the changes (from the index, or git), and the watches' searches. */
     changeSeconds: number;
     searchSeconds: number;
+    /** Repositories' changes read from the index held since the check before, from git, and not at all (trawl_watch_changes_read_total). */
+    changesRead: { index: number; git: number; unread: number };
     /**
      * The merges of compound shards that followed the syncs (trawl_compound_shard_merge_seconds;
      * 0 when the repositories are too large to be packed), and the checks against the syncs and
@@ -55,6 +57,12 @@ export interface WatchPhaseResult {
 const ms2 = (x: number) => Math.round(x * 100) / 100;
 /** How often the daemon's metrics are read while a check may still be running. */
 const CHECK_POLL_MS = 50;
+
+/** The daemon's count of the changes its checks read, by where from. */
+async function changesRead(url: string): Promise<{ index: number; git: number; unread: number }> {
+  const from = (where: string) => metric(url, `trawl_watch_changes_read_total{from="${where}"}`);
+  return { index: await from('index'), git: await from('git'), unread: await from('unread') };
+}
 
 /** An owner's API key, made in the data dir's store with the CLI's own commands. */
 async function ownerKey(dataDir: string): Promise<string> {
@@ -166,6 +174,7 @@ export async function watchPhase(
       searches: await metric(t.url, 'trawl_watch_searches_total'),
       change: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="change"}'),
       search: await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}'),
+      reads: await changesRead(t.url),
     };
     const merges = () => metric(t.url, 'trawl_compound_shard_merge_seconds_sum');
     const mergedBefore = await merges();
@@ -211,12 +220,17 @@ export async function watchPhase(
       checks: (await metric(t.url, 'trawl_watch_check_seconds_count')) - before.count,
       changeSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="change"}')) - before.change) * 10_000) / 10_000,
       searchSeconds: Math.round(((await metric(t.url, 'trawl_watch_check_part_seconds_total{part="search"}')) - before.search) * 10_000) / 10_000,
+      changesRead: await changesRead(t.url).then((now) => ({
+        index: now.index - before.reads.index,
+        git: now.git - before.reads.git,
+        unread: now.unread - before.reads.unread,
+      })),
       mergeSeconds: Math.round(mergeSeconds * 10_000) / 10_000,
       checkVsIndexing: Math.round((checkSeconds / (syncSeconds + mergeSeconds)) * 10_000) / 10_000,
       medianCheckVsIndexing: Math.round(median(indexingRatios) * 10_000) / 10_000,
     };
     log(
-      `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks (reading the changes ${(cost.changeSeconds * 1000).toFixed(1)} ms, searches ${(cost.searchSeconds * 1000).toFixed(1)} ms) against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
+      `watches: checks took ${(checkSeconds * 1000).toFixed(1)} ms over ${cost.checks} checks (reading the changes ${(cost.changeSeconds * 1000).toFixed(1)} ms: ${cost.changesRead.index} from the index, ${cost.changesRead.git} from git, ${cost.changesRead.unread} unread; searches ${(cost.searchSeconds * 1000).toFixed(1)} ms) against ${syncSeconds.toFixed(2)} s of syncs: ${(cost.checkVsSync * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsSync * 100).toFixed(2)} % (${cost.watchSearches} watch searches)`,
     );
     log(
       `watches: the merges of compound shards after the syncs took ${(mergeSeconds * 1000).toFixed(1)} ms: the checks against the syncs and merges ${(cost.checkVsIndexing * 100).toFixed(2)} %, per push at the median ${(cost.medianCheckVsIndexing * 100).toFixed(2)} %`,

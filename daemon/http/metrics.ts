@@ -13,6 +13,7 @@ import { rssOf, type RssSample } from '../runtime/resident-memory.ts';
 import type { ClusterCounters } from '../cluster/counters.ts';
 import type { ClusterStatus, ShardHealth } from '../cluster/status.ts';
 import type { PermissionSyncReport } from '../permissions/permission-sync.ts';
+import type { CheckReport } from '../watches/watch-evaluator.ts';
 
 /** The stats fields summed into counters (durations and counts alike). */
 const SEARCH_COUNTERS: Array<[keyof SearchStats, string, string]> = [
@@ -68,7 +69,7 @@ export class Metrics {
   /** Watches (watches/): their POSTs' outcomes, and their checks after the index changed. */
   readonly watches: {
     delivery(outcome: string): void;
-    check(report: { ms: number; events: number; searched: number; changeMs: number; searchMs: number }): void;
+    check(report: CheckReport): void;
   };
 
   constructor(sources: { store?: Store; indexSize?: () => IndexSize; brokenRepos?: () => number; searchLoad?: () => { busy: number; queued: number } }) {
@@ -131,20 +132,6 @@ export class Metrics {
       delivery: (host, outcome) => deliveries.inc({ host, outcome }),
       searchable: (seconds) => searchable.observe(seconds),
     };
-    const watchPosts = new client.Counter({
-      name: 'trawl_watch_deliveries_total',
-      help: "Attempts to POST watches' changes, by outcome (delivered, retry, dead: given up, withheld: the owner may not see it now).",
-      labelNames: ['outcome'],
-      registers,
-    });
-    const watchEvents = new client.Counter({ name: 'trawl_watch_events_total', help: "Changes of watches' matches recorded.", registers });
-    const watchSearches = new client.Counter({ name: 'trawl_watch_searches_total', help: 'Searches run to check watches after the index changed.', registers });
-    const watchParts = new client.Counter({
-      name: 'trawl_watch_check_part_seconds_total',
-      help: 'Time the watches\' checks spent reading what changed, from the index or git (part "change") and searching (part "search").',
-      labelNames: ['part'],
-      registers,
-    });
     const merges = new client.Histogram({
       name: 'trawl_compound_shard_merge_seconds',
       help: "Merges of small repositories' compound shards after a sync, by how long each took.",
@@ -152,22 +139,7 @@ export class Metrics {
       registers,
     });
     this.compoundMerge = (seconds) => merges.observe(seconds);
-    const watchChecks = new client.Histogram({
-      name: 'trawl_watch_check_seconds',
-      help: 'Checks of the watches after the index changed, by how long they took.',
-      buckets: [0.005, 0.025, 0.1, 0.5, 2, 10, 60],
-      registers,
-    });
-    this.watches = {
-      delivery: (outcome) => watchPosts.inc({ outcome }),
-      check: (r) => {
-        watchChecks.observe(r.ms / 1000);
-        watchEvents.inc(r.events);
-        watchSearches.inc(r.searched);
-        watchParts.inc({ part: 'change' }, r.changeMs / 1000);
-        watchParts.inc({ part: 'search' }, r.searchMs / 1000);
-      },
-    };
+    this.watches = watchMetrics(registers);
     const { store, indexSize, brokenRepos, searchLoad } = sources;
     if (brokenRepos) {
       new client.Gauge({
@@ -356,6 +328,49 @@ export class Metrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** The watches' metrics (watches/): their POSTs' outcomes, and their checks. */
+function watchMetrics(registers: client.Registry[]): Metrics['watches'] {
+  const watchPosts = new client.Counter({
+    name: 'trawl_watch_deliveries_total',
+    help: "Attempts to POST watches' changes, by outcome (delivered, retry, dead: given up, withheld: the owner may not see it now).",
+    labelNames: ['outcome'],
+    registers,
+  });
+  const watchEvents = new client.Counter({ name: 'trawl_watch_events_total', help: "Changes of watches' matches recorded.", registers });
+  const watchSearches = new client.Counter({ name: 'trawl_watch_searches_total', help: 'Searches run to check watches after the index changed.', registers });
+  const watchParts = new client.Counter({
+    name: 'trawl_watch_check_part_seconds_total',
+    help: 'Time the watches\' checks spent reading what changed, from the index or git (part "change") and searching (part "search").',
+    labelNames: ['part'],
+    registers,
+  });
+  const watchReads = new client.Counter({
+    name: 'trawl_watch_changes_read_total',
+    help: "Repositories' changes the watches' checks read, by where from (index: the state held since the last check; git; unread: not known, every watch searched).",
+    labelNames: ['from'],
+    registers,
+  });
+  const watchChecks = new client.Histogram({
+    name: 'trawl_watch_check_seconds',
+    help: 'Checks of the watches after the index changed, by how long they took.',
+    buckets: [0.005, 0.025, 0.1, 0.5, 2, 10, 60],
+    registers,
+  });
+  return {
+    delivery: (outcome) => watchPosts.inc({ outcome }),
+    check: (r) => {
+      watchChecks.observe(r.ms / 1000);
+      watchEvents.inc(r.events);
+      watchSearches.inc(r.searched);
+      watchParts.inc({ part: 'change' }, r.changeMs / 1000);
+      watchParts.inc({ part: 'search' }, r.searchMs / 1000);
+      watchReads.inc({ from: 'index' }, r.fromIndex);
+      watchReads.inc({ from: 'git' }, r.fromGit);
+      watchReads.inc({ from: 'unread' }, r.unread);
+    },
+  };
 }
 
 /**

@@ -95,8 +95,13 @@ export interface CheckReport {
   /** Repositories whose index changed, and those that left it. */
   repos: number;
   removedRepos: number;
-  /** Of `repos`: those whose change was read from the index held since the last check. */
+  /**
+   * Of `repos`, those whose change was read from the index held since the last check, from
+   * git, and those whose change could not be told (every watch searched there).
+   */
   fromIndex: number;
+  fromGit: number;
+  unread: number;
   /** Watch searches run, and those the changed lines ruled out. */
   searched: number;
   skipped: number;
@@ -373,10 +378,16 @@ export class WatchEvaluator {
    * from git; undefined when it cannot be told (or is not to be: every watch is searched).
    */
   async #changeOf(m: LoadedManifest, before: WatchedRepoState | undefined, now: IndexHold | undefined, report: CheckReport): Promise<ChangedText | undefined> {
-    if (before === undefined || this.#d.filterByChange === false) return undefined;
+    if (this.#d.filterByChange === false) return undefined;
+    if (before === undefined) {
+      report.unread++;
+      return undefined;
+    }
     const read = performance.now();
     try {
-      return await this.#readChange(m, before, now, report);
+      const text = await this.#readChange(m, before, now, report);
+      if (text === undefined) report.unread++;
+      return text;
     } finally {
       report.changeMs += performance.now() - read;
     }
@@ -386,17 +397,20 @@ export class WatchEvaluator {
     const was = this.#held?.hold.files(m.repoId, before.generation);
     const is = was && now?.files(m.repoId, m.generation);
     if (was && is) {
-      report.fromIndex++;
+      let text: ChangedText | undefined;
       try {
-        return changedInIndex(was, is, DIFF_MAX_BYTES);
+        text = changedInIndex(was, is, DIFF_MAX_BYTES);
       } catch (err) {
         // A damaged document: its searches report it; its change is not known.
-        if (err instanceof ShardError) return undefined;
-        throw err;
+        if (!(err instanceof ShardError)) throw err;
       }
+      if (text) report.fromIndex++;
+      return text;
     }
     if (m.version !== 2 || m.repo.kind !== 'git') return undefined;
-    return this.#d.readChange ? this.#d.readChange(m, before.refs) : changedText(m.repo.source, before.refs, m.refs);
+    const text = await (this.#d.readChange ? this.#d.readChange(m, before.refs) : changedText(m.repo.source, before.refs, m.refs));
+    if (text) report.fromGit++;
+    return text;
   }
 
   /** Searches the watch in the repository again and records what changed. */
@@ -470,7 +484,7 @@ export class WatchEvaluator {
 }
 
 function emptyReport(): CheckReport {
-  return { repos: 0, removedRepos: 0, fromIndex: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
+  return { repos: 0, removedRepos: 0, fromIndex: 0, fromGit: 0, unread: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
 }
 
 /** A watch's search: its query, every match up to `matches`, no context lines. */

@@ -115,7 +115,9 @@ test('watches in a cluster: made, streamed and noticed through the node that doe
     }
   })();
 
-  const searchedBefore = await metric(leader, 'trawl_watch_searches_total');
+  // (Summed over both nodes: on a loaded machine the leadership may move during the test.)
+  const searches = async () => (await metric(daemons[0]!, 'trawl_watch_searches_total')) + (await metric(daemons[1]!, 'trawl_watch_searches_total'));
+  const searchedBefore = await searches();
   widgets.commit({ 'w.c': 'int widget_zero;\nint widget_marker;\n' });
   const notice = delivery('git', { path: 'widgets', secret: SECRET });
   const answer = await call(`${other.url}/api/webhooks/git`, { method: 'POST', headers: notice.headers, body: notice.body });
@@ -137,8 +139,10 @@ test('watches in a cluster: made, streamed and noticed through the node that doe
   }
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal(hook.got.length, 1, 'POSTed once');
-  assert.equal(await metric(leader, 'trawl_watch_searches_total'), searchedBefore + 1, 'the watch the changed lines rule out was not searched');
-  assert.equal(await metric(other, 'trawl_watch_check_seconds_count'), 0, 'the node that does not lead checks nothing');
+  assert.equal(await searches(), searchedBefore + 1, 'the watch the changed lines rule out was not searched');
+  if ((await own.get(keys.watchesLeader)) === leaderId)
+    assert.equal(await metric(other, 'trawl_watch_check_seconds_count'), 0, 'the node that does not lead checks nothing');
+  else t.diagnostic('the leadership moved during the test: which node checked is not asserted');
 
   // The change as either node reads it from the repository's git mirror (through the node
   // that built it, for the other one).

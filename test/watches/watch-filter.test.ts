@@ -183,6 +183,8 @@ async function scenario(t: { after(fn: () => unknown): void; diagnostic(s: strin
     events += reports[2]!.events;
     searches += reports[2]!.searched;
     assert.equal(reports[1]!.fromIndex, 0, 'an evaluator without a hold reads git');
+    assert.equal(reports[1]!.fromGit, reports[1]!.repos, '... every change');
+    assert.equal(reports[2]!.fromGit + reports[2]!.fromIndex + reports[2]!.unread, 0, 'the oracle reads no change');
     assert.equal(reports[2]!.skipped, 0);
   }
   const oracle = await changes(stores[2]!);

@@ -41,6 +41,7 @@ test('watches: a pushed matching line is POSTed (signed, retried) and streamed; 
   const where = ['--data-dir', dataDir];
   const alice = await newUserKey('alice@example.com', where, 'member');
   const bob = await newUserKey('bob@example.com', where, 'member');
+  const ops = await newUserKey('ops@example.com', where, 'owner');
   const config = parseConfig(
     JSON.stringify({
       settings: { symbols: false, watches: { allowPrivateUrls: true, retryBaseMs: 50, retryMaxMs: 200, deliveryAttempts: 3, maxMatches: 5 } },
@@ -178,6 +179,11 @@ test('watches: a pushed matching line is POSTed (signed, retried) and streamed; 
   );
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal(hook.got.length, before, 'nothing POSTed for a suspended owner');
+
+  // The pushes' changes were read from the index the check before held, none from git.
+  const metrics = await (await fetch(`${d.url}/metrics`, { headers: { authorization: `Bearer ${ops}` } })).text();
+  assert.match(metrics, /^trawl_watch_changes_read_total\{from="index"\} [1-9]/m);
+  assert.match(metrics, /^trawl_watch_changes_read_total\{from="git"\} 0$/m);
 
   // Deleted: gone for its owner too.
   assert.equal(await usersCommand(['unsuspend', 'alice@example.com', ...where], io), 0);
