@@ -59,6 +59,8 @@ export interface WatchEvaluatorDeps {
     visibility(m: LoadedManifest): 'public' | 'private';
     /** Holds the index as it is now (the searcher's): absent, every change is read from git. */
     hold?(): IndexHold;
+    /** How long a state stays held with no check after it (default HOLD_MS). */
+    holdMs?: number;
   };
   /**
    * The change between two sets of refs of a git repository, when no held state of the
@@ -219,7 +221,11 @@ export class WatchEvaluator {
       throw err;
     }
     // (Held only for watches: with none, the replaced files need not stay.)
-    this.#keep(this.#list === undefined || this.#list.watches.length > 0 ? now : undefined);
+    if (this.#list === undefined || this.#list.watches.length > 0) this.#keep(now);
+    else {
+      this.#keep(undefined);
+      now?.release();
+    }
     return this.#done(report, started);
   }
 
@@ -231,7 +237,14 @@ export class WatchEvaluator {
       this.#held = undefined;
     }
     if (!hold) return;
-    const timer = setTimeout(() => this.#keep(undefined), HOLD_MS);
+    // (Let go between checks, never under one that reads it.)
+    const timer = setTimeout(
+      () =>
+        void this.#serial(async () => {
+          if (this.#held?.hold === hold) this.#keep(undefined);
+        }),
+      this.#d.index.holdMs ?? HOLD_MS,
+    );
     timer.unref();
     this.#held = { hold, timer };
   }
