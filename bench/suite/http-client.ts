@@ -18,8 +18,12 @@ export function oneConnection(): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets: 1 });
 }
 
-/** Sends one request and reads its answer to the end. */
-export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?: string, keepBody = false): Promise<Answer> {
+/**
+ * Sends one request and reads its answer to the end. Sent on a kept connection that the
+ * server closed as it was idle (the close and the request crossed: "socket hang up"), it
+ * is sent once more on a new one, timed from there: it never reached the server.
+ */
+export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?: string, keepBody = false, again = true): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     const started = process.hrtime.bigint();
@@ -32,7 +36,10 @@ export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?:
       });
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (again && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(agent, url, method, body, keepBody, false));
+      else reject(err);
+    });
     req.end(body);
   });
 }
