@@ -23,7 +23,12 @@ export function oneConnection(): http.Agent {
  * server closed as it was idle (the close and the request crossed: "socket hang up"), it
  * is sent once more on a new one, timed from there: it never reached the server.
  */
-export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?: string, keepBody = false, again = true): Promise<Answer> {
+export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?: string, keepBody = false): Promise<Answer> {
+  return attempt(agent, url, { method, body, keepBody }, true);
+}
+
+function attempt(agent: http.Agent, url: URL, r: { method: 'GET' | 'POST'; body: string | undefined; keepBody: boolean }, again: boolean): Promise<Answer> {
+  const { method, body, keepBody } = r;
   return new Promise((resolve, reject) => {
     const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     const started = process.hrtime.bigint();
@@ -37,7 +42,7 @@ export function send(agent: http.Agent, url: URL, method: 'GET' | 'POST', body?:
       res.on('error', reject);
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (again && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(agent, url, method, body, keepBody, false));
+      if (again && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(attempt(agent, url, r, false));
       else reject(err);
     });
     req.end(body);

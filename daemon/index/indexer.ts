@@ -35,6 +35,7 @@ import {
   MEMBERSHIP_EXT,
   removeUnlisted,
   repairMissedBump,
+  sameRefs,
   shardFiles,
   symbolsPending,
   type LoadedManifest,
@@ -698,10 +699,6 @@ interface BuildRequest extends Pick<ShardsBuild, 'groups' | 'totalFiles' | 'coun
 }
 
 type Built = Pick<BuiltShards, 'names' | 'results'>;
-
-function sameRefs(a: GitRef[], b: GitRef[]): boolean {
-  return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.kind === b[i]!.kind && r.commit === b[i]!.commit);
-}
 
 /** The same repository metadata, wherever its source sits (a node's own mirror path differs from the builder's). */
 export function sameRepo(a: ManifestRepo, b: ManifestRepo): boolean {

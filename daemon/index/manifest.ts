@@ -196,6 +196,22 @@ interface ManifestV1 {
 /** A readable manifest: the current version, or version 1 with `repo` and `refs` unknown. */
 export type LoadedManifest = Manifest | (Omit<Manifest, 'repo' | 'refs' | 'version'> & { version: 1; repoName: string; repo?: undefined; refs?: undefined });
 
+/** The same refs, of the same kinds, at the same commits, in the same order. */
+export function sameRefs(a: readonly GitRef[], b: readonly GitRef[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.kind === b[i]!.kind && r.commit === b[i]!.commit);
+}
+
+/**
+ * Whether two manifests of a repository name the same documents: the same full build with
+ * no delta on it in either, at the same refs (what a merge of compound shards leaves when it
+ * moves a repository, or a commit of new metadata alone). False when it cannot tell.
+ */
+export function sameDocuments(a: LoadedManifest, b: LoadedManifest): boolean {
+  if (a.version !== 2 || b.version !== 2 || a.repoId !== b.repoId) return false;
+  if (a.baseGeneration !== b.baseGeneration || a.files !== b.files || !sameRefs(a.refs, b.refs)) return false;
+  return !a.shards.some((s) => s.delta) && !b.shards.some((s) => s.delta);
+}
+
 /** The repository's name, whichever version the manifest is. */
 export function manifestRepoName(m: LoadedManifest): string {
   return m.version === 2 ? m.repo.name : m.repoName;

@@ -26,6 +26,8 @@ export type RefFiles = ReadonlyMap<string, ReadonlyMap<string, HeldFile>>;
 
 /** One state of the index, held: its shard files stay mapped, and on disk, until released. */
 export interface IndexHold {
+  /** The repository's manifest in this state. */
+  manifest(repoId: number): LoadedManifest | undefined;
   /** The repository's files, when this state holds it at `generation` and every document has a blob id; else undefined. */
   files(repoId: number, generation: number): RefFiles | undefined;
   /** Lets the state go (once; later calls do nothing). */

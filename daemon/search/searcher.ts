@@ -145,12 +145,15 @@ export class Searcher implements SearchService {
     const manifests = this.state?.manifests ?? [];
     snapshot.users++;
     const read = new Map<string, RefFiles | undefined>();
+    let byId: Map<number, LoadedManifest> | undefined;
+    const manifest = (repoId: number) => (byId ??= new Map(manifests.map((m) => [m.repoId, m]))).get(repoId);
     let released = false;
     return {
+      manifest,
       files: (repoId, generation) => {
         const key = `${repoId}/${generation}`;
         if (!read.has(key)) {
-          const m = manifests.find((x) => x.repoId === repoId);
+          const m = manifest(repoId);
           read.set(key, m?.generation === generation ? refFiles(snapshot.entries, m, (e) => this.shard(e)) : undefined);
         }
         return read.get(key);

@@ -21,7 +21,7 @@
 
 import type { Settings } from '../config/types.ts';
 import type { Identity } from '../auth/identity.ts';
-import { manifestRepoName, type LoadedManifest, type Manifest } from '../index/manifest.ts';
+import { manifestRepoName, sameDocuments, type LoadedManifest, type Manifest } from '../index/manifest.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { PlannedSearch } from '../search/plan-cache.ts';
@@ -407,6 +407,13 @@ export class WatchEvaluator {
   }
 
   async #readChange(m: LoadedManifest, before: WatchedRepoState, now: IndexHold | undefined, report: CheckReport): Promise<ChangedText | undefined> {
+    const old = this.#held?.hold.manifest(m.repoId);
+    // Moved, not rebuilt (a merge of compound shards re-commits every repository it moves):
+    // no file changed, and none is read.
+    if (old?.generation === before.generation && sameDocuments(old, m)) {
+      report.fromIndex++;
+      return { lines: Buffer.alloc(0), paths: [] };
+    }
     const was = this.#held?.hold.files(m.repoId, before.generation);
     const is = was && now?.files(m.repoId, m.generation);
     if (was && is) {

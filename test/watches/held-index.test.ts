@@ -41,7 +41,7 @@ test('a held state: kept until the next check, let go after its bound, every hol
     hold: () => {
       held++;
       const h = searcher.hold();
-      return { files: h.files, release: () => (released++, h.release()) };
+      return { manifest: h.manifest, files: h.files, release: () => (released++, h.release()) };
     },
     holdMs: 60_000,
   };
