@@ -428,6 +428,12 @@ export class WatchEvaluator {
       return text;
     }
     if (m.version !== 2 || m.repo.kind !== 'git') return undefined;
+    // Built again at the same commits (git tells no change then: nothing to ask of it, or
+    // of another node in a cluster, which may be gone).
+    if (sameCommits(before.refs, m.refs)) {
+      report.fromGit++;
+      return { lines: Buffer.alloc(0), paths: [] };
+    }
     const text = await (this.#d.readChange ? this.#d.readChange(m, before.refs) : changedText(m.repo.source, before.refs, m.refs));
     if (text) report.fromGit++;
     return text;
@@ -501,6 +507,11 @@ export class WatchEvaluator {
     const scoped = await this.#d.scope(userId, canSee, context);
     return (r) => also(r) && scoped(r);
   }
+}
+
+/** The same ref names at the same commits, in the same order. */
+function sameCommits(a: readonly RefAt[], b: readonly RefAt[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.commit === b[i]!.commit);
 }
 
 function emptyReport(): CheckReport {
