@@ -674,9 +674,10 @@ function startWatching(d: Assembly, services: Services, view: IndexView | Cluste
   return startWatches({
     store: d.store,
     search: (req, options) => services.searcher.search(req, options),
-    index: n
-      ? { current: () => ({ version: n.view.version, manifests: n.view.catalogManifests().manifests }), visibility: (m) => manifestVisibility(m) }
-      : (view as IndexView),
+    index:
+      view instanceof ClusterNode
+        ? { current: () => ({ version: view.view.version, manifests: view.view.catalogManifests().manifests }), visibility: (m) => manifestVisibility(m) }
+        : view,
     ...(n ? { cluster: { leads: () => n.leadsWatches, readChange: (m, before) => n.readChange(m.repoId, before, m.refs) } } : {}),
     hold: () => d.searcher!.hold(),
     owner: async (userId) => authenticator.memberSees?.(userId),

@@ -2,8 +2,8 @@
 // removed between the refs the watches last saw and the refs indexed now, and the paths of
 // the files they are in. The watches use it to skip the watches that cannot have changed
 // (watches/watch-filter.ts); when it cannot be told (a ref added or removed, a commit git
-// no longer has, a file libgit2 took for binary or too large, lines that are not UTF-8, a diff too
-// large to be worth reading), every watch is evaluated.
+// no longer has, a file libgit2 took for binary or too large, lines that are not UTF-8, a
+// diff too large to be worth reading), every watch is evaluated.
 //
 // Read in this process through libgit2 (diff-lines.ts, in a few native calls; a
 // change of many files through the API's bounded diff): starting `git diff` cost more

@@ -21,7 +21,7 @@
 
 import type { Settings } from '../config/types.ts';
 import type { Identity } from '../auth/identity.ts';
-import { manifestRepoName, sameDocuments, type LoadedManifest, type Manifest } from '../index/manifest.ts';
+import { manifestRepoName, sameDocuments, sameRefs, type LoadedManifest, type Manifest } from '../index/manifest.ts';
 import { ServiceError } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { PlannedSearch } from '../search/plan-cache.ts';
@@ -187,9 +187,10 @@ export class WatchEvaluator {
         );
       const baseline = [...byRepo].map(([repoId, matches]) => ({ repoId, matches }));
       const made = await this.#d.store.watches.create({ ...input, salt: newSalt() }, baseline, this.#now());
-      // The first watch: the index the next check compares with is held from now.
+      // The first watch: the index the next check compares with is held from now (by the
+      // process that checks: in a cluster, a node that does not holds nothing).
       this.#list = undefined;
-      if (!this.#held && this.#d.index.hold) this.#keep(this.#d.index.hold());
+      if (!this.#held && this.#d.index.hold && this.#d.evaluates?.() !== false) this.#keep(this.#d.index.hold());
       return made;
     });
   }
@@ -430,7 +431,7 @@ export class WatchEvaluator {
     if (m.version !== 2 || m.repo.kind !== 'git') return undefined;
     // Built again at the same commits (git tells no change then: nothing to ask of it, or
     // of another node in a cluster, which may be gone).
-    if (sameCommits(before.refs, m.refs)) {
+    if (sameRefs(before.refs, m.refs)) {
       report.fromGit++;
       return { lines: Buffer.alloc(0), paths: [] };
     }
@@ -507,11 +508,6 @@ export class WatchEvaluator {
     const scoped = await this.#d.scope(userId, canSee, context);
     return (r) => also(r) && scoped(r);
   }
-}
-
-/** The same ref names at the same commits, in the same order. */
-function sameCommits(a: readonly RefAt[], b: readonly RefAt[]): boolean {
-  return a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.commit === b[i]!.commit);
 }
 
 function emptyReport(): CheckReport {

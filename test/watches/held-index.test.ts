@@ -16,7 +16,7 @@ import { WatchFeed } from '../../daemon/watches/watch-feed.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { TestRepo } from '../helpers/git.ts';
 
-test('a held state: kept until the next check, let go after its bound, every hold released once', async (t) => {
+test('a held state: none where the watches are not checked; kept until the next check, let go after its bound, every hold released once', async (t) => {
   const dir = tempDir('held-index');
   t.after(() => dir.cleanup());
   const repo = TestRepo.init(join(dir.path, 'repo'));
@@ -45,7 +45,9 @@ test('a held state: kept until the next check, let go after its bound, every hol
     },
     holdMs: 60_000,
   };
+  let evaluates = false;
   const evaluator = new WatchEvaluator({
+    evaluates: () => evaluates,
     store,
     search: (req, options) => searcher.search(req, options),
     plan: planSearch,
@@ -56,14 +58,21 @@ test('a held state: kept until the next check, let go after its bound, every hol
     settings: () => ({ maxPerUser: 10, maxMatches: 100, deliveryAttempts: 1, retryBaseMs: 1, retryMaxMs: 1, allowPrivateUrls: true, eventRetentionDays: 1 }),
   });
   const user = await store.createUser({ email: 'w@example.com', name: 'W', role: 'member' }, new Date().toISOString());
-  await evaluator.create({ userId: user.id, name: 'alpha', query: 'alpha', isRegexEnabled: false, isCaseSensitivityEnabled: false }, () => true);
-  assert.equal(held - released, 1, 'the first watch holds the index');
+  const watch = (name: string) =>
+    evaluator.create({ userId: user.id, name, query: 'alpha', isRegexEnabled: false, isCaseSensitivityEnabled: false }, () => true);
+  // A process that does not check the watches (a node of a cluster that does not lead) holds nothing.
+  await watch('made elsewhere');
+  assert.equal((await evaluator.check()).repos, 0);
+  assert.equal(held, 0, 'nothing held where the watches are not checked');
+  evaluates = true;
+  await watch('alpha');
+  assert.equal(held - released, 1, 'the watch made where they are checked holds the index');
 
   repo.commit({ 'a.txt': 'alpha\nalpha again\n' });
   await index();
   heldIndex.holdMs = 100;
   const first = await evaluator.check();
-  assert.deepEqual([first.fromIndex, first.fromGit, first.events], [1, 0, 1], 'read from the held state');
+  assert.deepEqual([first.fromIndex, first.fromGit, first.events], [1, 0, 2], 'read from the held state');
   assert.equal(held - released, 1, 'the state before let go, this one held');
 
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -71,7 +80,7 @@ test('a held state: kept until the next check, let go after its bound, every hol
   repo.commit({ 'a.txt': 'alpha\n' });
   await index();
   const second = await evaluator.check();
-  assert.deepEqual([second.fromIndex, second.fromGit, second.events], [0, 1, 1], 'read from git');
+  assert.deepEqual([second.fromIndex, second.fromGit, second.events], [0, 1, 2], 'read from git');
   assert.equal(held - released, 1);
   evaluator.release();
   assert.equal(held, released, 'released with the evaluator');
