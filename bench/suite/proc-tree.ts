@@ -1,7 +1,8 @@
 // The CPU time of a process and its descendants, from /proc (Linux): what a server made of
 // several processes costs, PostgreSQL above all (one backend process per connection, each a
-// child of the postmaster, whose own /proc/PID/stat counts none of them until they exit and
-// are waited for). The cluster phase (phase-cluster.ts) charges the cluster's PostgreSQL
+// child of the postmaster). A backend's time is in its own /proc/PID/stat while it runs and,
+// once it exits and is waited for, in the postmaster's (cutime, cstime): counting both keeps
+// the tree's total from falling when a pooled connection closes. The cluster phase (phase-cluster.ts) charges the cluster's PostgreSQL
 // and Redis with it, apart from the nodes.
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface ProcStat {
   pid: number;
   ppid: number;
-  /** utime + stime, in clock ticks (all threads of the process). */
+  /** utime + stime + cutime + cstime, in clock ticks: all threads of the process and its waited-for children. */
   ticks: number;
 }
 
@@ -24,7 +25,7 @@ export function parseProcStat(text: string): ProcStat | null {
   const close = text.lastIndexOf(')');
   if (open <= 0 || close < open) return null;
   const pid = Number(text.slice(0, open));
-  // f[0] is field 3 (state); ppid is field 4, utime 14, stime 15.
+  // f[0] is field 3 (state); ppid is field 4, utime 14, stime 15, cutime 16, cstime 17.
   const f = text
     .slice(close + 2)
     .trim()
@@ -32,8 +33,10 @@ export function parseProcStat(text: string): ProcStat | null {
   const ppid = Number(f[1]);
   const utime = Number(f[11]);
   const stime = Number(f[12]);
-  if (![pid, ppid, utime, stime].every(Number.isInteger)) return null;
-  return { pid, ppid, ticks: utime + stime };
+  const cutime = Number(f[13]);
+  const cstime = Number(f[14]);
+  if (![pid, ppid, utime, stime, cutime, cstime].every(Number.isInteger)) return null;
+  return { pid, ppid, ticks: utime + stime + cutime + cstime };
 }
 
 /** The ticks of `root` and of every process below it in `stats`; null when `root` is not among them. */
@@ -81,7 +84,17 @@ export function allProcStats(): ProcStat[] {
   return out;
 }
 
-/** utime + stime of `pid` and its descendants now, in clock ticks; null when it cannot be read. */
+/** The CPU time of `pid` and its descendants, those waited for included, now, in clock ticks; null when it cannot be read. */
 export function treeTicks(pid: number | undefined): number | null {
-  return pid === undefined ? null : treeTicksOf(allProcStats(), pid);
+  if (pid === undefined) return null;
+  const stats = allProcStats();
+  // The root is read again last: a child waited for while /proc was being listed is then in
+  // the root's cutime, rather than in neither (counted twice at worst, never lost).
+  try {
+    const root = parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    if (root) return treeTicksOf([...stats.filter((s) => s.pid !== pid), root], pid);
+  } catch {
+    // gone: as listed
+  }
+  return treeTicksOf(stats, pid);
 }

@@ -4,6 +4,7 @@
 // when a cluster is ready; then a run of the phase alone as a result file: valid against the
 // schema, its report, and `trawl bench compare` with and without the core phases.
 
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ import { compareResults } from '../../bench/suite/compare.ts';
 import { answerSignature, type QueryLatency } from '../../bench/suite/mix-latency.ts';
 import { dealConnections, rotate } from '../../bench/suite/mix-load.ts';
 import { summarize } from '../../bench/suite/percentiles.ts';
-import { parseProcStat, treeTicksOf, type ProcStat } from '../../bench/suite/proc-tree.ts';
+import { parseProcStat, treeTicks, treeTicksOf, type ProcStat } from '../../bench/suite/proc-tree.ts';
 import { readResult, readResultFile, resultErrors } from '../../bench/suite/result-file.ts';
 import { hasCorePhases, RESULT_FORMAT, type AnyBenchResult, type ClusterConfiguration, type ClusterPhase } from '../../bench/suite/result.ts';
 import { runText } from '../../bench/suite/run-text.ts';
@@ -36,12 +37,14 @@ import { tempDir } from '../helpers/corpus.ts';
 
 describe('/proc stat', () => {
   // proc(5): pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
-  const line = (pid: number, comm: string, ppid: number, utime: number, stime: number) =>
-    `${pid} (${comm}) S ${ppid} 1 1 0 -1 4194560 100 0 0 0 ${utime} ${stime} 0 0 20 0 3 0 12345 1000 200\n`;
+  const line = (pid: number, comm: string, ppid: number, utime: number, stime: number, cutime = 0, cstime = 0) =>
+    `${pid} (${comm}) S ${ppid} 1 1 0 -1 4194560 100 0 0 0 ${utime} ${stime} ${cutime} ${cstime} 20 0 3 0 12345 1000 200\n`;
   const table: Array<{ text: string; want: ProcStat | null }> = [
     { text: line(42, 'node', 1, 150, 30), want: { pid: 42, ppid: 1, ticks: 180 } },
     { text: line(7, 'postgres: postgres trawl 127.0.0.1(35584) idle', 6, 3, 4), want: { pid: 7, ppid: 6, ticks: 7 } },
     { text: line(8, 'a) S 99 (b', 2, 10, 0), want: { pid: 8, ppid: 2, ticks: 10 } },
+    // A postmaster whose backends exited: their time is in its cutime and cstime.
+    { text: line(6, 'postgres', 1, 20, 5, 300, 40), want: { pid: 6, ppid: 1, ticks: 365 } },
     { text: '', want: null },
     { text: 'not a stat line', want: null },
     { text: '12 (truncated) S 1 1', want: null },
@@ -60,6 +63,21 @@ describe('/proc stat', () => {
     assert.equal(treeTicksOf(stats, 10), 17);
     assert.equal(treeTicksOf(stats, 13), 2);
     assert.equal(treeTicksOf(stats, 99), null);
+  });
+
+  test("a child's time stays in the tree once it exits and is waited for", { skip: process.platform !== 'linux' }, async (t) => {
+    // The parent starts a child that keeps a core busy for 600 ms, waits for it, then idles.
+    const script = `const { spawn } = require('node:child_process');
+      spawn(process.execPath, ['-e', 'const e = Date.now() + 600; while (Date.now() < e);'], { stdio: 'ignore' })
+        .on('exit', () => { process.stdout.write('done\\n'); setTimeout(() => {}, 10000); });`;
+    const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    t.after(() => parent.kill());
+    await new Promise((r) => setTimeout(r, 450));
+    const during = treeTicks(parent.pid);
+    await new Promise<void>((resolve) => parent.stdout.once('data', () => resolve()));
+    const after = treeTicks(parent.pid);
+    assert.ok(during !== null && after !== null);
+    assert.ok(after >= during, `the tree counted ${during} ticks while the child ran and ${after} after it exited`);
   });
 });
 
