@@ -68,8 +68,9 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
   for (const entry of previous.shards) {
     let shard: Shard;
     try {
-      // Its branch lists and blob ids are what the plan reads: its symbols file is not opened.
-      shard = Shard.open(join(dir, entry.file), { membership: entry.membership ? join(dir, entry.membership) : undefined });
+      // Its documents, branch lists and blob ids are what the plan reads: its symbols file is
+      // not opened, and its other sections are not hashed (the searcher checks them).
+      shard = Shard.open(join(dir, entry.file), { membership: entry.membership ? join(dir, entry.membership) : undefined, catalogOnly: true });
     } catch (err) {
       // A damaged base is rebuilt, not built upon (manifest.ts).
       if (err instanceof ShardError) return { impossible: `the previous index is damaged: ${err.message.split(dir + sep).join('')}` };

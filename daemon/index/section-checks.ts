@@ -32,8 +32,10 @@
 // A file this process wrote (noteWritten: the index run hashed its sections as it wrote
 // them) counts as checked, its sections and its documents.
 //
-// Without shared checks (a command that opens one shard: the symbols pass, an incremental
-// run, a listing), Shard.open checks every section but the content at once, as it always did.
+// Without shared checks (a command that opens one shard: the symbols pass, a listing),
+// Shard.open checks every section but the content at once, as it always did. An incremental
+// run's plan, which reads only the list of documents, opens the previous shards with checks
+// of their own and has the CATALOG sections checked (ShardOpenOptions.catalogOnly).
 
 import { hash32, MalformedPostings } from '../../core/index.ts';
 import { willNeed } from './mmap.ts';
@@ -64,6 +66,13 @@ export const FAILED = 2;
 
 /** Sections checked when the file is first opened (see above). */
 export const AT_OPEN: ReadonlySet<SectionKind> = new Set([SectionKind.Docs, SectionKind.Names, SectionKind.Meta, SectionKind.Branches, SectionKind.DocGroups]);
+
+/**
+ * The sections a reader of the documents' list alone needs (AT_OPEN's and the blob ids):
+ * what an incremental run's plan reads of the previous shards (delta.ts), checked at open
+ * without hashing the large sections it never reads.
+ */
+export const CATALOG: ReadonlySet<SectionKind> = new Set([...AT_OPEN, SectionKind.Oids]);
 
 /** A section's place and checksum, from the table of contents. */
 export interface Section {
@@ -102,7 +111,7 @@ export function corruptSection(kind: SectionKind): string {
 
 /**
  * Checks a file's sections when it is opened (see above) and returns why it cannot be used,
- * or undefined: with `checks`, the AT_OPEN sections not yet checked in this process (and a
+ * or undefined: with `checks`, the `atOpen` sections not yet checked in this process (and a
  * section found corrupt before fails it); without, every section but the content.
  * `written`: the caller wrote the file and hashed its sections then: nothing is read.
  */
@@ -111,6 +120,7 @@ export function checkAtOpen(
   sections: ReadonlyMap<SectionKind, Section>,
   checks: SharedArrayBuffer | undefined,
   written: boolean,
+  atOpen: ReadonlySet<SectionKind> = AT_OPEN,
 ): string | undefined {
   if (written) {
     if (checks) markAllPassed(checks);
@@ -120,7 +130,7 @@ export function checkAtOpen(
   // The sections about to be hashed, asked for at once (mmap.ts): from a cold page cache
   // they are read in a few concurrent requests, not page after page.
   for (const [kind, s] of sections) {
-    if (kind !== SectionKind.Content && (!states || ((AT_OPEN.has(kind) || s.compressed) && Atomics.load(states, kind) === UNCHECKED)))
+    if (kind !== SectionKind.Content && (!states || ((atOpen.has(kind) || s.compressed) && Atomics.load(states, kind) === UNCHECKED)))
       willNeed(map, s.offset, s.offset + s.length);
   }
   for (const [kind, s] of sections) {
@@ -128,7 +138,7 @@ export function checkAtOpen(
     const state = states ? Atomics.load(states, kind) : UNCHECKED;
     if (state === FAILED) return corruptSection(kind);
     // A compressed section is read whole at open (decompressed): checked then, as AT_OPEN's are.
-    if (state === PASSED || (states && !AT_OPEN.has(kind) && !s.compressed)) continue;
+    if (state === PASSED || (states && !atOpen.has(kind) && !s.compressed)) continue;
     if (hash32(map.subarray(s.offset, s.offset + s.length)) !== s.hash) {
       if (states) Atomics.store(states, kind, FAILED);
       return corruptSection(kind);

@@ -198,7 +198,7 @@ import { ContentSegments } from './content-segments.ts';
 import { DocGroups } from './doc-groups.ts';
 import { NgramTable } from './ngram-table.ts';
 import { mmap, willNeed } from './mmap.ts';
-import { checkAtOpen, documentChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
+import { AT_OPEN, CATALOG, checkAtOpen, documentChecks, newChecks, PASSED, sectionStates, type Section } from './section-checks.ts';
 import { ShardError } from './shard-error.ts';
 import { decompressSection } from './compressed-section.ts';
 import { mapFile, readToc } from './section-file.ts';
@@ -252,6 +252,15 @@ export interface ShardOpenOptions {
   verified?: SharedArrayBuffer;
   /** The symbols file's checks, as `verified` (section-checks.ts). */
   symbolsVerified?: SharedArrayBuffer;
+  /**
+   * Only the sections that list the documents are checked (section-checks.ts CATALOG: the
+   * document table, paths, metadata, branch lists, groups and blob ids), with checks of the
+   * shard's own (`verified` is ignored): for a reader of that list alone, an incremental
+   * run's plan (delta.ts), which would otherwise hash every posting list of the repository
+   * on each push. Such a shard says its sections are not all checked (sectionsChecked) and
+   * is not for searching.
+   */
+  catalogOnly?: boolean;
   /**
    * The shard is taken as checked, its sections and its documents: the build that wrote it
    * moments ago, from the bytes it hashed, reads it back (symbols-pass.ts: hashing the
@@ -374,11 +383,11 @@ export class Shard {
     }
     // Shared between the threads that open the same file (search/pool.ts), so that each
     // document is checked once per process, not once per thread.
-    this.verified = documentChecks(options.verified, this.docCount) ?? new Uint8Array(this.docCount);
+    this.verified = documentChecks(files.checks, this.docCount) ?? new Uint8Array(this.docCount);
     this.sharedChecks = options.writtenByCaller
       ? []
       : [
-          [files.shard, options.verified],
+          [files.shard, files.checks],
           [files.symbols, options.symbolsVerified],
         ].flatMap(([toc, checks]) =>
           toc && checks ? [{ toc: toc as ReadonlyMap<SectionKind, Section>, states: sectionStates(checks as SharedArrayBuffer) }] : [],
@@ -682,12 +691,15 @@ interface ShardSections {
   symbolsMeta: Buffer | undefined;
   /** Bytes of each section by name (Shard.sectionBytes). */
   bytes: Map<string, number>;
+  /** The shard file's checks: ShardOpenOptions.verified, or a catalog-only open's own. */
+  checks: SharedArrayBuffer | undefined;
 }
 
 /** Reads and checks the tables of contents of the shard and its symbols file, and the sections checked at open (section-checks.ts). */
 function readSections(path: string, map: Buffer, options: ShardOpenOptions, symbolsMap: Buffer | undefined): ShardSections {
   const shard = readToc(path, map, map.length, SHARD_FORMAT);
-  const unusable = checkAtOpen(map, shard, options.verified, options.writtenByCaller === true);
+  const checks = options.catalogOnly ? newChecks(0) : options.verified;
+  const unusable = checkAtOpen(map, shard, checks, options.writtenByCaller === true, options.catalogOnly ? CATALOG : AT_OPEN);
   if (unusable) throw new ShardError(path, unusable);
   // A symbols file's sections stand for the shard's own symbol sections (shard-format.ts).
   const symbols = symbolsMap ? readToc(options.symbols!, symbolsMap, symbolsMap.length, SYMBOLS_FORMAT) : undefined;
@@ -716,7 +728,7 @@ function readSections(path: string, map: Buffer, options: ShardOpenOptions, symb
       : view(map, shard.get(kind)!, path, SHARD_FORMAT.what);
   const bytes = new Map([...shard].map(([kind, s]) => [SECTION_NAMES[kind]!, fromSymbolsFile(kind) ? symbols!.get(kind)!.length : s.length]));
   const symbolsMeta = symbols && view(symbolsMap!, symbols.get(SectionKind.Meta)!, options.symbols!, SYMBOLS_FORMAT.what);
-  return { shard, symbols, section, symbolsMeta, bytes };
+  return { shard, symbols, section, symbolsMeta, bytes, checks };
 }
 
 /** The number of documents of the docs section, checked against the content section's checksum (its documents' checksums hashed). */

@@ -11,6 +11,8 @@ import { isGitRepository } from './git-dir.ts';
 import { compileRefGlob } from './glob.ts';
 import type { CodeHostType } from './hosts/types.ts';
 import { listRefs } from './refs.ts';
+import { compareBytes } from './byte-order.ts';
+import { treeEntries, type TreeEntries } from './tree-entries.ts';
 
 /** A branch or tag selected for indexing, and the commit it points at. */
 export interface GitRef {
@@ -88,10 +90,6 @@ export async function readBlobSizes(label: string, gitDir: string, oids: readonl
 // object at a time; separate handles on the same directory let libgit2 read the
 // trees of a listing on several threads. (Blobs are read by git itself, cat-file.ts.)
 const HANDLES = Math.max(1, Math.min(4, availableParallelism()));
-
-const MODE_TYPE_MASK = 0o170000;
-const MODE_TREE = 0o040000;
-const MODE_BLOB = 0o100000; // 100644 and 100755 (and legacy 100664)
 
 /**
  * Opens the repository at `dir` and resolves the selected refs; versions() lists every
@@ -220,56 +218,75 @@ class Handles {
 }
 
 /**
- * Every file version of the refs' trees. A subtree is listed once per (path, tree id)
- * however many refs contain it, so refs that share most of their tree (branches of one
- * repository) cost little more to list than one. No sizes: tree entries carry none and
- * nodegit does not expose libgit2's header-only read (git_odb_read_header); blobSizes asks
- * git for them.
+ * Every file version of the refs' trees, sorted by path bytes, then blob id. No sizes: tree
+ * entries carry none and nodegit does not expose libgit2's header-only read
+ * (git_odb_read_header); blobSizes asks git for them.
+ *
+ * First every tree the refs hold is read, level by level, each level's reads together on
+ * the handles; tree-entries.ts keeps them between listings, so that after a push only the
+ * trees it made are read. Then the trees are walked without waiting. Git orders a tree's
+ * entries by name, a subtree's name compared as if it ended in "/", so a walk in that order
+ * gives one ref's paths in byte order: its listing needs no sort (it is checked, and sorted
+ * if a malformed tree broke the order). With several refs a subtree is walked once per
+ * (path, tree id) however many refs hold it, so refs that share most of their tree
+ * (branches of one repository) cost little more than one, and a version is listed once
+ * with every ref that holds it.
  */
 async function listVersions(handles: Handles, refs: GitRef[]): Promise<GitVersion[]> {
+  const lookup = (id: string) => handles.use((h) => NodeGit.Tree.lookup(h.repo, id));
+  const roots: string[] = [];
+  for (const ref of refs) roots.push((await handles.use((h) => NodeGit.Commit.lookup(h.repo, ref.commit))).treeId().tostrS());
+  const trees = new Map<string, TreeEntries>();
+  let level = [...new Set(roots)];
+  while (level.length > 0) {
+    const read = await Promise.all(level.map((id) => treeEntries(id, lookup)));
+    const below = new Set<string>();
+    read.forEach((t, i) => {
+      trees.set(level[i]!, t);
+      for (let e = 0; e < t.names.length; e++) if (t.isTree[e]) below.add(t.oids[e]!);
+    });
+    level = [...below].filter((id) => !trees.has(id));
+  }
+
+  const one = refs.length === 1;
   const versions: GitVersion[] = [];
-  const byKey = new Map<string, number>();
-  const memo = new Map<string, Promise<number[]>>();
-  const listTree = (prefix: string, treeId: string): Promise<number[]> => {
-    const key = `${prefix}\0${treeId}`;
-    let listed = memo.get(key);
-    if (listed) return listed;
-    listed = (async () => {
-      const tree = await handles.use((h) => NodeGit.Tree.lookup(h.repo, treeId));
-      const here: number[] = [];
-      const below: Array<Promise<number[]>> = [];
-      const count = tree.entryCount();
-      for (let i = 0; i < count; i++) {
-        const entry = tree.entryByIndex(i);
-        const mode = entry.filemode() & MODE_TYPE_MASK;
-        const path = prefix + entry.name();
-        if (mode === MODE_TREE) below.push(listTree(`${path}/`, entry.id().tostrS()));
-        else if (mode === MODE_BLOB) {
-          const oid = entry.id().tostrS();
-          const k = `${path}\0${oid}`;
-          let v = byKey.get(k);
-          if (v === undefined) {
-            v = versions.length;
-            versions.push({ path, oid, refs: [] });
-            byKey.set(k, v);
-          }
-          here.push(v);
-        }
-        // 120000 (symlink) and 160000 (submodule commit) are skipped.
+  const byKey = new Map<string, GitVersion>();
+  const walked = new Map<string, GitVersion[]>();
+  const walk = (prefix: string, treeId: string, out: GitVersion[]): void => {
+    const key = one ? '' : `${prefix}\0${treeId}`;
+    const done = one ? undefined : walked.get(key);
+    if (done) {
+      for (const v of done) out.push(v);
+      return;
+    }
+    const from = out.length;
+    const tree = trees.get(treeId)!;
+    for (let e = 0; e < tree.names.length; e++) {
+      const path = prefix + tree.names[e]!;
+      const oid = tree.oids[e]!;
+      if (tree.isTree[e]) {
+        walk(`${path}/`, oid, out);
+        continue;
       }
-      for (const sub of await Promise.all(below)) for (const v of sub) here.push(v);
-      return here;
-    })();
-    memo.set(key, listed);
-    return listed;
+      let v = one ? undefined : byKey.get(`${path}\0${oid}`);
+      if (v === undefined) {
+        v = { path, oid, refs: [] };
+        versions.push(v);
+        if (!one) byKey.set(`${path}\0${oid}`, v);
+      }
+      out.push(v);
+    }
+    if (!one) walked.set(key, out.slice(from));
   };
   for (let r = 0; r < refs.length; r++) {
-    const commit = await handles.use((h) => NodeGit.Commit.lookup(h.repo, refs[r]!.commit));
-    for (const v of await listTree('', commit.treeId().tostrS())) versions[v]!.refs.push(r);
+    const held: GitVersion[] = [];
+    walk('', roots[r]!, held);
+    for (const v of held) v.refs.push(r);
   }
-  const keyed = versions.map((v) => ({ v, key: Buffer.from(v.path, 'utf8') }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key) || (a.v.oid < b.v.oid ? -1 : a.v.oid > b.v.oid ? 1 : 0));
-  return keyed.map((k) => k.v);
+  const order = (a: GitVersion, b: GitVersion) => compareBytes(a.path, b.path) || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0);
+  let sorted = one;
+  for (let i = 1; sorted && i < versions.length; i++) sorted = order(versions[i - 1]!, versions[i]!) < 0;
+  return sorted ? versions : versions.sort(order);
 }
 
 /**

@@ -11,7 +11,8 @@ import { isTreeMode } from './browse.ts';
 import { withRepository } from './git-repo-cache.ts';
 import { checkRepoPath } from './repo-path.ts';
 import { parseHistoryDate } from './history-dates.ts';
-import { compareBytes, decorationsByCommit, resolveCommit, type RevisionOptions } from './revision.ts';
+import { compareBytes } from './byte-order.ts';
+import { decorationsByCommit, resolveCommit, type RevisionOptions } from './revision.ts';
 
 export interface CommitSummary {
   hash: string;

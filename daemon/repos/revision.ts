@@ -6,6 +6,7 @@ import NodeGit from 'nodegit';
 import { ServiceError } from '../errors.ts';
 import { reachableCommit, type IndexedRefs } from './reachable.ts';
 import { peelToCommits } from './refs.ts';
+import { compareBytes } from './byte-order.ts';
 import { commitIdForm, MIN_ID_DIGITS, parseRevision, quoteRef as quote } from './revision-syntax.ts';
 
 /** Which repository a revision is read in, as the readers are told it. */
@@ -230,9 +231,4 @@ async function headState(repo: NodeGit.Repository): Promise<{ commit: string; br
   } catch {
     return undefined;
   }
-}
-
-/** Orders strings by their UTF-8 bytes, as git orders names. */
-export function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -1,7 +1,8 @@
 // The scrub (daemon/index/section-scrub.ts) verifies every section of the files it is given
 // that is not checked yet, once, records the verdict in the files' shared checks, reports a
 // corrupt section with the file's reader's words, and takes no notice of a file that has
-// gone (retired and removed since it was listed).
+// gone (retired and removed since it was listed). A catalog-only open (an incremental run's
+// plan) checks the sections that list the documents and leaves the rest to the scrub.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +10,8 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } fro
 import { join } from 'node:path';
 import { FAILED, newChecks, PASSED, sectionStates, UNCHECKED } from '../../daemon/index/section-checks.ts';
 import { SectionScrub, type ScrubFile } from '../../daemon/index/section-scrub.ts';
-import { SectionKind } from '../../daemon/index/shard-format.ts';
+import { SECTION_NAMES, SectionKind } from '../../daemon/index/shard-format.ts';
+import { Shard } from '../../daemon/index/shard-reader.ts';
 import { checkShardHeader } from '../../daemon/index/section-file.ts';
 import { indexLocal } from '../../daemon/sync/local-repos.ts';
 import { tempDir } from '../helpers/corpus.ts';
@@ -92,4 +94,27 @@ test('a corrupt section is reported once, its state failed; a file gone is passe
   } finally {
     await scrub.close();
   }
+});
+
+test('a catalog-only open checks the sections that list the documents and no other', () => {
+  const damaged = (kind: SectionKind) => {
+    const path = join(root.path, `catalog-${kind}.trawl`);
+    const b = Buffer.from(readFileSync(shards[0]!));
+    b[sectionTable(b).get(kind)!.offset] ^= 0x01;
+    writeFileSync(path, b);
+    return path;
+  };
+  const intact = Shard.open(shards[0]!);
+  // Damaged posting lists: an incremental plan reads past them; a full open refuses them.
+  const postings = damaged(SectionKind.ContentPostings);
+  const listed = Shard.open(postings, { catalogOnly: true });
+  assert.deepEqual(
+    Array.from({ length: listed.docCount }, (_, d) => [listed.name(d), listed.oid(d)]),
+    Array.from({ length: intact.docCount }, (_, d) => [intact.name(d), intact.oid(d)]),
+  );
+  assert.equal(listed.sectionsChecked(), false, 'its other sections are not taken as checked');
+  assert.throws(() => Shard.open(postings), /section content-postings is corrupt/);
+  // Damaged blob ids or paths: what the plan reads is refused.
+  for (const kind of [SectionKind.Oids, SectionKind.Names])
+    assert.throws(() => Shard.open(damaged(kind), { catalogOnly: true }), new RegExp(`section ${SECTION_NAMES[kind]} is corrupt`));
 });

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isGitRepository } from '../../daemon/repos/git-dir.ts';
 import { openGitSource, repoNameFromRemote } from '../../daemon/repos/git.ts';
+import { keptTrees } from '../../daemon/repos/tree-entries.ts';
+import { compareBytes } from '../../daemon/repos/byte-order.ts';
 import { readObjects } from '../../daemon/repos/cat-file.ts';
 
 const temps: string[] = [];
@@ -163,4 +165,96 @@ test('openGitSource rejects non-repositories and unborn HEAD', async () => {
   await mkdir(empty);
   git(empty, 'init', '-q', '-b', 'main');
   await assert.rejects(openGitSource(empty), { message: `repository ${empty} has no commits (HEAD is unborn)` });
+});
+
+test('compareBytes orders strings as their UTF-8 bytes', () => {
+  const table: Array<[string, string]> = [
+    ['a', 'b'],
+    ['a', 'ab'],
+    ['', 'a'],
+    ['a.c', 'a/x'],
+    ['a/x', 'a0'],
+    ['z', 'é'],
+    ['é', '\uE000'],
+    ['\uE000', '\u{1F600}'],
+    ['\uFFFD', '\u{10000}'],
+    ['a\u{1F600}', 'a\u{1F601}'],
+  ];
+  for (const [lo, hi] of table) {
+    assert.ok(compareBytes(lo, hi) < 0, `${JSON.stringify(lo)} < ${JSON.stringify(hi)}`);
+    assert.ok(compareBytes(hi, lo) > 0);
+    assert.equal(compareBytes(lo, lo), 0);
+  }
+  // Against the bytes themselves, on strings mixing ASCII, two-byte, three-byte and four-byte characters.
+  const alphabet = ['a', 'b', '/', '.', 'é', 'ß', '\u4E2D', '\uE000', '\uFFFD', '\u{1F600}', '\u{10000}'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  const word = () => Array.from({ length: next() % 5 }, () => alphabet[next() % alphabet.length]).join('');
+  for (let i = 0; i < 2000; i++) {
+    const a = word();
+    const b = word();
+    assert.equal(Math.sign(compareBytes(a, b)), Buffer.compare(Buffer.from(a), Buffer.from(b)), `${JSON.stringify(a)} against ${JSON.stringify(b)}`);
+  }
+});
+
+test('a listing after a commit reads only the trees the commit made, and lists what git lists', async () => {
+  const repo = join(await tempDir(), 'kept');
+  for (const d of ['a/b', 'a/c', 'd']) await mkdir(join(repo, d), { recursive: true });
+  // "a.c" and "a-" sort around the folder "a" ("a/"), "é" and "\u{1F600}" after ASCII in byte order.
+  const files: Record<string, string> = {
+    'a/b/one.c': '1\n',
+    'a/b/two.c': '2\n',
+    'a/c/three.c': '3\n',
+    'd/four.c': '4\n',
+    'top.txt': 't\n',
+    'a/same.c': '1\n',
+    'a.c': 'dot\n',
+    'a-': 'dash\n',
+    'é.c': 'e\n',
+    '\u{1F600}.c': 'smile\n',
+    '\uE000.c': 'private use\n',
+  };
+  for (const [path, text] of Object.entries(files)) await writeFile(join(repo, path), text);
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'config', 'user.name', 'Test');
+  git(repo, 'config', 'user.email', 'test@example.com');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'initial');
+  // The oracle: git's own recursive listing of the commit (blobs only, as a listing keeps).
+  const byGit = () =>
+    git(repo, 'ls-tree', '-r', '-z', 'HEAD')
+      .split('\0')
+      .filter((l) => l.length > 0)
+      .map((l) => l.split(/\s+/, 3).concat(l.slice(l.indexOf('\t') + 1)))
+      .filter(([mode, type]) => type === 'blob' && mode !== '120000')
+      .map(([, , oid, path]) => ({ path: path!, oid: oid! }))
+      .sort((x, y) => Buffer.compare(Buffer.from(x.path), Buffer.from(y.path)));
+  const listed = async () => {
+    const src = await openGitSource(repo);
+    try {
+      return (await src.versions()).map((v) => ({ path: v.path, oid: v.oid, refs: v.refs }));
+    } finally {
+      src.close();
+    }
+  };
+  assert.deepEqual(
+    await listed(),
+    byGit().map((v) => ({ ...v, refs: [0] })),
+  );
+  const before = keptTrees().trees;
+  assert.deepEqual(
+    await listed(),
+    byGit().map((v) => ({ ...v, refs: [0] })),
+    'listed again from the kept trees',
+  );
+  assert.equal(keptTrees().trees, before, 'an unchanged commit reads no tree');
+
+  await writeFile(join(repo, 'a/b/two.c'), '2 changed\n');
+  git(repo, 'commit', '-q', '-am', 'one file');
+  assert.deepEqual(
+    await listed(),
+    byGit().map((v) => ({ ...v, refs: [0] })),
+  );
+  // The root, a and a/b are new trees; a/c and d are as they were.
+  assert.equal(keptTrees().trees, before + 3);
 });
