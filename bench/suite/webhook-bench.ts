@@ -48,6 +48,8 @@ import { watchPhase, type WatchPhaseResult } from './watch-phase.ts';
 
 const SECRET_ENV = 'TRAWL_BENCH_WEBHOOK_SECRET';
 const POLL_MS = 10;
+/** How often a search is sent beside the pushes. */
+const BESIDE_EVERY_MS = 50;
 const ms2 = (x: number) => Math.round(x * 100) / 100;
 
 interface Sent {
@@ -182,24 +184,29 @@ interface Target {
   pid: number | undefined;
   secret: string;
   search(query: string): Promise<{ ms: number; found: boolean }>;
+  /** A search on a connection of its own: the searches beside the pushes, while search() waits for a push. */
+  searchBeside(query: string): Promise<{ ms: number; found: boolean }>;
   send(body: Buffer | string, headers: Record<string, string>, agent?: http.Agent): Promise<Sent>;
 }
 
 function target(url: string, pid: number | undefined, secret: string): Target {
   const notices = agentOf(16);
   const searches = agentOf(1);
+  const beside = agentOf(1);
   const hook = new URL('/api/webhooks/git', url);
   const searchUrl = new URL('/api/search', url);
+  const search = async (agent: http.Agent, query: string) => {
+    const t = performance.now();
+    const a = await request(agent, searchUrl, JSON.stringify({ query, matches: 100, isCaseSensitivityEnabled: true }), {});
+    const ms = performance.now() - t;
+    if (a.status !== 200) throw new Error(`search ${query}: ${a.status} ${a.text.slice(0, 300)}`);
+    return { ms, found: (JSON.parse(a.text) as { stats: { actualMatchCount: number } }).stats.actualMatchCount > 0 };
+  };
   return {
     pid,
     secret,
-    async search(query) {
-      const t = performance.now();
-      const a = await request(searches, searchUrl, JSON.stringify({ query, matches: 100, isCaseSensitivityEnabled: true }), {});
-      const ms = performance.now() - t;
-      if (a.status !== 200) throw new Error(`search ${query}: ${a.status} ${a.text.slice(0, 300)}`);
-      return { ms, found: (JSON.parse(a.text) as { stats: { actualMatchCount: number } }).stats.actualMatchCount > 0 };
-    },
+    search: (query) => search(searches, query),
+    searchBeside: (query) => search(beside, query),
     send: (body, headers, agent = notices) => request(agent, hook, body, headers),
   };
 }
@@ -213,13 +220,46 @@ async function untilFound(t: Target, token: string, everyMs: number, maxMs: numb
   }
 }
 
-/** 3. One-line pushes, each timed from its notice to searchable. */
-async function pushPhase(t: Target, reposDir: string, changed: readonly string[], pushes: number, random: () => number): Promise<number[]> {
+/** The pushes of the push phase: `count` one-line commits, to the changed repositories in turn. */
+interface Pushes {
+  reposDir: string;
+  changed: readonly string[];
+  count: number;
+  random: () => number;
+}
+
+/**
+ * 3. One-line pushes, each timed from its notice to searchable; beside them, a search of
+ * another identifier every BESIDE_EVERY_MS (each once, while they last): what the pushes'
+ * syncs cost the users searching meanwhile.
+ */
+async function pushPhase(t: Target, pushes: Pushes, besideQueries: readonly string[]): Promise<{ ms: number[]; beside: number[] }> {
+  const beside: number[] = [];
+  let pushing = true;
+  const searching = (async () => {
+    for (const q of besideQueries) {
+      if (!pushing) break;
+      const started = performance.now();
+      beside.push((await t.searchBeside(q)).ms);
+      const wait = BESIDE_EVERY_MS - (performance.now() - started);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  })();
+  try {
+    return { ms: await timePushes(t, pushes), beside };
+  } finally {
+    pushing = false;
+    await searching;
+  }
+}
+
+/** The pushes one after another, each timed from its notice to searchable. */
+async function timePushes(t: Target, p: Pushes): Promise<number[]> {
   const ms: number[] = [];
-  for (let k = 0; k < pushes; k++) {
-    const repo = changed[k % changed.length]!;
-    const token = `trawl_hook_${Math.floor(random() * 2 ** 32).toString(16)}`;
-    commitOneLine(join(reposDir, repo), token);
+  for (let k = 0; k < p.count; k++) {
+    const repo = p.changed[k % p.changed.length]!;
+    const token = `trawl_hook_${Math.floor(p.random() * 2 ** 32).toString(16)}`;
+    commitOneLine(join(p.reposDir, repo), token);
     const n = notice(repo, t.secret);
     const started = performance.now();
     const a = await t.send(n.body, n.headers);
@@ -340,7 +380,11 @@ export async function webhookBench(argv: string[]): Promise<number> {
     const random = seededRandom(o.seed);
     try {
       // 2. Idle latency.
-      const sets = drawSets(corpusIdentifiers(s.made.dir), { idle: { count: o.queries }, flood: { count: o.queries } }, o.seed);
+      const sets = drawSets(
+        corpusIdentifiers(s.made.dir),
+        { idle: { count: o.queries }, flood: { count: o.queries }, beside: { count: o.queries * 5 } },
+        o.seed,
+      );
       // Each identifier is searched once: the flood's are others than the idle ones.
       if (sets.flood.length === 0)
         throw new Error(
@@ -352,8 +396,18 @@ export async function webhookBench(argv: string[]): Promise<number> {
         `webhooks: idle search p50 ${median(idle).toFixed(2)} ms, p99 ${quantile(idle, 0.99).toFixed(2)} ms (${idle.length} distinct identifiers, each once)`,
       );
       // 3-5.
-      const pushMs = await pushPhase(t, s.reposDir, s.changed, o.pushes, random);
+      const pushes = { reposDir: s.reposDir, changed: s.changed, count: o.pushes, random };
+      const pushed = await pushPhase(
+        t,
+        pushes,
+        sets.beside.map((q) => q.name),
+      );
+      const pushMs = pushed.ms;
       log(`webhooks: push to searchable p50 ${median(pushMs).toFixed(0)} ms, max ${Math.max(...pushMs).toFixed(0)} ms (${o.pushes} pushes)`);
+      if (pushed.beside.length > 0)
+        log(
+          `webhooks: searches beside the pushes p50 ${median(pushed.beside).toFixed(1)} ms, p99 ${quantile(pushed.beside, 0.99).toFixed(1)} ms, max ${Math.max(...pushed.beside).toFixed(0)} ms (${pushed.beside.length} distinct identifiers, each once)`,
+        );
       const refusals = await refusalPhase(t, s.dataDir, s.changed[0]!);
       const refusedText = Object.entries(refusals.refused)
         .map(([k, v]) => `${k} ${v.refused}/${v.sent}`)
@@ -396,6 +450,17 @@ export async function webhookBench(argv: string[]): Promise<number> {
           p90: ms2(quantile(pushMs, 0.9)),
           max: ms2(Math.max(...pushMs)),
           samplesMs: pushMs.map(ms2),
+          ...(pushed.beside.length > 0
+            ? {
+                beside: {
+                  searches: pushed.beside.length,
+                  p50: ms2(median(pushed.beside)),
+                  p99: ms2(quantile(pushed.beside, 0.99)),
+                  max: ms2(Math.max(...pushed.beside)),
+                  p99VsIdle: ms2(quantile(pushed.beside, 0.99) / quantile(idle, 0.99)),
+                },
+              }
+            : {}),
         },
         refused: { ...refusals.refused, indexMoved: refusals.indexMoved },
         ...(watches ? { watches } : {}),
@@ -436,7 +501,15 @@ type Result = {
   corpus: { kind: string; repositories: number; files: number; bytes: number; changed: number; tree?: string };
   syncSeconds: number;
   idle: { searches: number; p50: number; p99: number };
-  pushToSearchable: { pushes: number; p50: number; p90: number; max: number; samplesMs: number[] };
+  pushToSearchable: {
+    pushes: number;
+    p50: number;
+    p90: number;
+    max: number;
+    samplesMs: number[];
+    /** Searches of other identifiers sent meanwhile, one every BESIDE_EVERY_MS (absent from results written before they were measured). */
+    beside?: { searches: number; p50: number; p99: number; max: number; p99VsIdle: number };
+  };
   refused: Record<string, { sent: number; refused: number } | boolean> & { indexMoved: boolean };
   watches?: WatchPhaseResult;
   flood: {
@@ -472,7 +545,7 @@ ${e.machine.cpuModel}, ${e.machine.cores} cores; Node ${e.node}; trawl ${e.gitCo
 |---|---|---|
 | corpus | ${repositories(r.corpus.repositories)}, ${r.corpus.files} files, ${r.corpus.changed} of them get commits; indexed by \`trawl sync\` in ${r.syncSeconds} s | |
 | one-line push to searchable, from the notice (${r.pushToSearchable.pushes} pushes) | p50 ${r.pushToSearchable.p50.toFixed(0)} ms, p90 ${r.pushToSearchable.p90.toFixed(0)} ms, max ${r.pushToSearchable.max.toFixed(0)} ms | ≤ ${wholeTree ? 2 : 1} s (median) |
-| forged, unsigned, oversized, malformed, replayed notices refused | ${refusedRows}; an index moved: ${r.refused.indexMoved ? 'yes' : 'no'} | 100 %, 0 changes |
+${besideRow(r)}| forged, unsigned, oversized, malformed, replayed notices refused | ${refusedRows}; an index moved: ${r.refused.indexMoved ? 'yes' : 'no'} | 100 %, 0 changes |
 | flood: notices sent, over | ${r.flood.notices} in ${r.flood.seconds} s, each repository named ${Math.round(r.flood.notices / r.corpus.repositories)} times | 10,000 in a minute |
 | flood: answered | ${Object.entries(r.flood.statuses)
     .map(([s, n]) => `${s}: ${n}`)
@@ -483,6 +556,12 @@ ${e.machine.cpuModel}, ${e.machine.cores} cores; Node ${e.node}; trawl ${e.gitCo
 ${watchRows(r.watches)}
 The notices are the post-receive hook's (docs/configuration.md), sent by this process over loopback to \`POST /api/webhooks/git\` of \`trawl serve\`, signed with the connection's secret.
 `;
+}
+
+function besideRow(r: Result): string {
+  const b = r.pushToSearchable.beside;
+  if (!b) return '';
+  return `| searches beside the pushes, one every ${BESIDE_EVERY_MS} ms (distinct identifiers, each once) | p50 ${b.p50} ms, p99 ${b.p99} ms, max ${b.max.toFixed(0)} ms (${b.searches} searches); p99 ${b.p99VsIdle}× the idle p99 | |\n`;
 }
 
 function watchRows(w: WatchPhaseResult | undefined): string {
