@@ -12,7 +12,8 @@
 //     runs no sync pass of its own meanwhile (`trawl sync` is run beside it where a
 //     change is timed).
 
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { GIT_ENV, TEXT_FILE } from './git-env.ts';
@@ -94,7 +95,7 @@ export function makeView(made: ManyRepos, dir: string, seed: number, symbols: bo
 }
 
 /** Appends one line holding `token` to the first text file of the repository at `path` and commits it on its branch; that file. */
-export function commitOneLine(path: string, token: string): string {
+export async function commitOneLine(path: string, token: string): Promise<string> {
   const files = readdirSync(path, { withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => e.name)
@@ -105,7 +106,13 @@ export function commitOneLine(path: string, token: string): string {
   const text = readFileSync(abs);
   const newline = text.length > 0 && text[text.length - 1] !== 0x0a ? '\n' : '';
   writeFileSync(abs, Buffer.concat([text, Buffer.from(`${newline}${token}\n`)]));
-  const r = spawnSync('git', ['commit', '-q', '-a', '-m', 'one line'], { cwd: path, env: GIT_ENV, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git commit in ${path}: ${r.stderr.trim() || r.error?.message || `exit ${r.status}`}`);
+  // Not waited for synchronously: in a large work tree git takes seconds (it refreshes its
+  // index), and this process's searches beside the pushes would count them.
+  try {
+    await promisify(execFile)('git', ['commit', '-q', '-a', '-m', 'one line'], { cwd: path, env: GIT_ENV, encoding: 'utf8' });
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`git commit in ${path}: ${e.stderr?.trim() || e.message}`);
+  }
   return file;
 }

@@ -311,7 +311,7 @@ async function changeOnce(
   token: string,
 ): Promise<{ file: string; token: string; searchableMs: number | null; syncSeconds: number; polls: number }> {
   const { path, syncConfig, dataDir, client: c, label } = t;
-  const file = commitOneLine(path, token);
+  const file = await commitOneLine(path, token);
   const started = performance.now();
   const child = spawn(process.execPath, [join(o.root, 'bin', 'trawl.js'), 'sync', '--config', syncConfig, '--data-dir', dataDir], {
     env: childEnv(),

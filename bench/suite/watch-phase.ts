@@ -146,15 +146,15 @@ export async function watchPhase(
     const createSeconds = (performance.now() - made) / 1000;
     log(`watches: ${o.watches} made in ${createSeconds.toFixed(1)} s`);
     let next = 0;
-    const commitFor = (k: number): { repo: string; id: number } => {
+    const commitFor = async (k: number): Promise<{ repo: string; id: number }> => {
       const i = next++ % o.watches;
       const repo = s.changed[k % s.changed.length]!;
-      commitOneLine(join(s.reposDir, repo), tokens[i]!);
+      await commitOneLine(join(s.reposDir, repo), tokens[i]!);
       return { repo, id: ids[i]! };
     };
     const delivered: number[] = [];
     for (let k = 0; k < o.pushes; k++) {
-      const { repo, id } = commitFor(k);
+      const { repo, id } = await commitFor(k);
       const started = performance.now();
       await t.notify(repo);
       await until(`watch ${id} delivered`, () => hook.arrived.has(id), 60_000);
@@ -183,7 +183,7 @@ export async function watchPhase(
     const ratios: number[] = [];
     const indexingRatios: number[] = [];
     for (let k = 0; k < o.pushes; k++) {
-      const { repo, id } = commitFor(k + o.pushes);
+      const { repo, id } = await commitFor(k + o.pushes);
       const repoId = idOf(repo);
       if (repoId === undefined) throw new Error(`${repo}: not listed by GET /api/repos`);
       const was = {

@@ -259,7 +259,7 @@ async function timePushes(t: Target, p: Pushes): Promise<number[]> {
   for (let k = 0; k < p.count; k++) {
     const repo = p.changed[k % p.changed.length]!;
     const token = `trawl_hook_${Math.floor(p.random() * 2 ** 32).toString(16)}`;
-    commitOneLine(join(p.reposDir, repo), token);
+    await commitOneLine(join(p.reposDir, repo), token);
     const n = notice(repo, t.secret);
     const started = performance.now();
     const a = await t.send(n.body, n.headers);
@@ -312,7 +312,7 @@ async function floodPhase(t: Target, o: Options, s: Awaited<ReturnType<typeof se
   const tokens = new Map<string, string>();
   for (const repo of s.changed) {
     const token = `trawl_flood_${Math.floor(random() * 2 ** 32).toString(16)}`;
-    commitOneLine(join(s.reposDir, repo), token);
+    await commitOneLine(join(s.reposDir, repo), token);
     tokens.set(repo, token);
   }
   // The changed repositories first: a flood of fewer notices than repositories still names each.

@@ -17,6 +17,10 @@ import { shardsDir } from './data-dir.ts';
 import type { Manifest, ManifestShard } from './manifest.ts';
 import type { BlobFile } from './build-pool.ts';
 import type { GitRef, GitVersion } from '../repos/git.ts';
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
+
+/** A shard's number in a document's place in the plan's map (a shard has fewer documents). */
+const SHARD_UNIT = 2 ** 32;
 
 /**
  * Bounds on delta shards (docs/design.md "Incremental indexing"). An incremental run is
@@ -57,8 +61,12 @@ export interface DeltaPlan {
   liveContentBytes: number;
 }
 
-/** The plan, or the reason an incremental run is impossible (then a full build runs). */
-export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], versions: GitVersion[]): DeltaPlan | { impossible: string } {
+/**
+ * The plan, or the reason an incremental run is impossible (then a full build runs). It
+ * runs on the thread that serves requests and reads every document of a large repository
+ * (Linux: 78k), so it works in time slices (runtime/time-slices.ts).
+ */
+export async function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], versions: GitVersion[]): Promise<DeltaPlan | { impossible: string }> {
   const dir = shardsDir(dataDir, previous.repoId);
   const shards: Shard[] = [];
   // A compound shard is shared with other repositories: a repository of one is built anew
@@ -66,6 +74,7 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
   if (previous.shards.some((s) => s.member !== undefined))
     return { impossible: 'the repository is part of a compound shard (small repositories are rebuilt whole)' };
   for (const entry of previous.shards) {
+    if (sliceUsed()) await nextSlice();
     let shard: Shard;
     try {
       // Its documents, branch lists and blob ids are what the plan reads: its symbols file is
@@ -79,22 +88,28 @@ export function planDelta(dataDir: string, previous: Manifest, refs: GitRef[], v
     if (shard.version < 3) return { impossible: 'the index predates blob ids (shard format 2)' };
     shards.push(shard);
   }
-  // (path, blob) -> shard and document; documents are found by their key.
-  const where = new Map<string, { s: number; d: number }>();
+  // (path, blob) -> shard s and document d, as s * 2^32 + d; documents are found by their key.
+  const where = new Map<string, number>();
   // (path, blob) -> the shard whose skipped list names it.
   const skipped = new Map<string, number>();
-  shards.forEach((shard, s) => {
-    for (let d = 0; d < shard.docCount; d++) where.set(`${shard.name(d)}\0${shard.oid(d)}`, { s, d });
+  for (const [s, shard] of shards.entries()) {
+    for (let d = 0; d < shard.docCount; d++) {
+      where.set(`${shard.name(d)}\0${shard.oid(d)}`, s * SHARD_UNIT + d);
+      if ((d & 1023) === 1023 && sliceUsed()) await nextSlice();
+    }
     for (const k of shard.meta.skipped) if (k.oid) skipped.set(`${k.path}\0${k.oid}`, s);
-  });
+  }
   const lists: number[][][] = shards.map(() => refs.map(() => []));
   const liveSkipped = shards.map(() => 0);
   const added: BlobFile[] = [];
-  for (const v of versions) {
+  for (const [i, v] of versions.entries()) {
+    if ((i & 1023) === 1023 && sliceUsed()) await nextSlice();
     const key = `${v.path}\0${v.oid}`;
     const at = where.get(key);
-    if (at) for (const r of v.refs) lists[at.s]![r]!.push(at.d);
-    else {
+    if (at !== undefined) {
+      const s = Math.floor(at / SHARD_UNIT);
+      for (const r of v.refs) lists[s]![r]!.push(at - s * SHARD_UNIT);
+    } else {
       const s = skipped.get(key);
       if (s === undefined) added.push({ path: v.path, oid: v.oid, branches: v.refs });
       else liveSkipped[s]!++;

@@ -475,7 +475,7 @@ class IndexRun {
         return runSummary(this, { mode: 'unchanged', refs: git.refs, manifest: prev });
       }
       const versions = await git.versions();
-      const plan = planDelta(this.options.dataDir, prev, git.refs, versions);
+      const plan = await planDelta(this.options.dataDir, prev, git.refs, versions);
       fullReason = 'impossible' in plan ? plan.impossible : deltaTooLarge(prev, plan, versions.length);
       if (fullReason === undefined) return this.delta(git, prev, plan as DeltaPlan);
     } else if (!incremental) {

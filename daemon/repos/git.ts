@@ -11,6 +11,7 @@ import { isGitRepository } from './git-dir.ts';
 import { compileRefGlob } from './glob.ts';
 import type { CodeHostType } from './hosts/types.ts';
 import { listRefs } from './refs.ts';
+import { nextSlice, sliceUsed } from '../runtime/time-slices.ts';
 import { compareBytes } from './byte-order.ts';
 import { treeEntries, type TreeEntries } from './tree-entries.ts';
 
@@ -252,20 +253,33 @@ async function listVersions(handles: Handles, refs: GitRef[]): Promise<GitVersio
   const versions: GitVersion[] = [];
   const byKey = new Map<string, GitVersion>();
   const walked = new Map<string, GitVersion[]>();
-  const walk = (prefix: string, treeId: string, out: GitVersion[]): void => {
-    const key = one ? '' : `${prefix}\0${treeId}`;
-    const done = one ? undefined : walked.get(key);
-    if (done) {
-      for (const v of done) out.push(v);
-      return;
-    }
-    const from = out.length;
-    const tree = trees.get(treeId)!;
-    for (let e = 0; e < tree.names.length; e++) {
-      const path = prefix + tree.names[e]!;
+  // Depth first, each tree in its order, with a stack of the trees being walked: the walk of
+  // a large tree runs on the thread that serves requests, in time slices (runtime/time-slices.ts).
+  let steps = 0;
+  const walk = async (rootId: string): Promise<GitVersion[]> => {
+    const out: GitVersion[] = [];
+    const stack: Array<{ prefix: string; tree: TreeEntries; next: number; from: number; key: string }> = [];
+    const enter = (prefix: string, treeId: string): void => {
+      const key = one ? '' : `${prefix}\0${treeId}`;
+      const done = one ? undefined : walked.get(key);
+      if (done) for (const v of done) out.push(v);
+      else stack.push({ prefix, tree: trees.get(treeId)!, next: 0, from: out.length, key });
+    };
+    enter('', rootId);
+    while (stack.length > 0) {
+      if ((++steps & 1023) === 0 && sliceUsed()) await nextSlice();
+      const at = stack[stack.length - 1]!;
+      const { tree } = at;
+      if (at.next === tree.names.length) {
+        stack.pop();
+        if (!one) walked.set(at.key, out.slice(at.from));
+        continue;
+      }
+      const e = at.next++;
+      const path = at.prefix + tree.names[e]!;
       const oid = tree.oids[e]!;
       if (tree.isTree[e]) {
-        walk(`${path}/`, oid, out);
+        enter(`${path}/`, oid);
         continue;
       }
       let v = one ? undefined : byKey.get(`${path}\0${oid}`);
@@ -276,13 +290,9 @@ async function listVersions(handles: Handles, refs: GitRef[]): Promise<GitVersio
       }
       out.push(v);
     }
-    if (!one) walked.set(key, out.slice(from));
+    return out;
   };
-  for (let r = 0; r < refs.length; r++) {
-    const held: GitVersion[] = [];
-    walk('', roots[r]!, held);
-    for (const v of held) v.refs.push(r);
-  }
+  for (let r = 0; r < refs.length; r++) for (const v of await walk(roots[r]!)) v.refs.push(r);
   const order = (a: GitVersion, b: GitVersion) => compareBytes(a.path, b.path) || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0);
   let sorted = one;
   for (let i = 1; sorted && i < versions.length; i++) sorted = order(versions[i - 1]!, versions[i]!) < 0;
