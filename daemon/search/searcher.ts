@@ -39,7 +39,7 @@ import { asciiLower, refNames, type RepoFlags } from './match-tree.ts';
 import { mergeSearch, type MergeDeps, type TaskParams } from './merge.ts';
 import { HERE_MAX_DOCS, runHere, type HereShard } from './here-run.ts';
 import { Matcher } from './matcher.ts';
-import { refFiles, type IndexHold, type RefFiles } from './held-files.ts';
+import { refParts, type IndexHold, type RefParts } from './held-files.ts';
 import { searchedMembers } from './shard-files.ts';
 import { ruledOutByDocs, shardCandidates } from './shard-search.ts';
 import { planSearch, refuseHistoryPlan } from './plan-cache.ts';
@@ -144,17 +144,17 @@ export class Searcher implements SearchService {
     const snapshot = this.current;
     const manifests = this.state?.manifests ?? [];
     snapshot.users++;
-    const read = new Map<string, RefFiles | undefined>();
+    const read = new Map<string, RefParts | undefined>();
     let byId: Map<number, LoadedManifest> | undefined;
     const manifest = (repoId: number) => (byId ??= new Map(manifests.map((m) => [m.repoId, m]))).get(repoId);
     let released = false;
     return {
       manifest,
-      files: (repoId, generation) => {
+      parts: (repoId, generation) => {
         const key = `${repoId}/${generation}`;
         if (!read.has(key)) {
           const m = manifest(repoId);
-          read.set(key, m?.generation === generation ? refFiles(snapshot.entries, m, (e) => this.shard(e)) : undefined);
+          read.set(key, m?.generation === generation ? refParts(snapshot.entries, m, (e) => this.shard(e)) : undefined);
         }
         return read.get(key);
       },

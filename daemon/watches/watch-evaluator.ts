@@ -29,7 +29,7 @@ import type { SearchOptions } from '../search/search-options.ts';
 import type { SearchRequest, SearchResponse } from '../search/types.ts';
 import type { Store, WatchEventRecord, WatchMatch, WatchRecord, WatchedRepoState } from '../store/store.ts';
 import { ShardError } from '../index/shard-error.ts';
-import type { IndexHold } from '../search/held-files.ts';
+import { changedFiles, type IndexHold } from '../search/held-files.ts';
 import { changedText, DIFF_MAX_BYTES, type ChangedText, type RefAt } from '../repos/changed-text.ts';
 import { changedInIndex } from './index-change.ts';
 import { changedMatches, matchesByRepo } from './match-set.ts';
@@ -415,12 +415,13 @@ export class WatchEvaluator {
       report.fromIndex++;
       return { lines: Buffer.alloc(0), paths: [] };
     }
-    const was = this.#held?.hold.files(m.repoId, before.generation);
-    const is = was && now?.files(m.repoId, m.generation);
+    const was = this.#held?.hold.parts(m.repoId, before.generation);
+    const is = was && now?.parts(m.repoId, m.generation);
     if (was && is) {
       let text: ChangedText | undefined;
       try {
-        text = changedInIndex(was, is, DIFF_MAX_BYTES);
+        const changed = changedFiles(was, is);
+        text = changed && changedInIndex(changed.before, changed.after, DIFF_MAX_BYTES);
       } catch (err) {
         // A damaged document: its searches report it; its change is not known.
         if (!(err instanceof ShardError)) throw err;

@@ -41,7 +41,7 @@ test('a held state: none where the watches are not checked; kept until the next 
     hold: () => {
       held++;
       const h = searcher.hold();
-      return { manifest: h.manifest, files: h.files, release: () => (released++, h.release()) };
+      return { manifest: h.manifest, parts: h.parts, release: () => (released++, h.release()) };
     },
     holdMs: 60_000,
   };

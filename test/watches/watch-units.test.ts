@@ -11,7 +11,7 @@ import { ServiceError } from '../../daemon/errors.ts';
 import type { WatchMatch } from '../../daemon/store/store.ts';
 import { hunkLines, PATCH_MAX_FILES } from '../../daemon/repos/diff-lines.ts';
 import { languageNeedsContent } from '../../daemon/index/language.ts';
-import type { HeldFile, RefFiles } from '../../daemon/search/held-files.ts';
+import { changedFiles, type DocReader, type HeldFile, type RefFiles, type RefParts } from '../../daemon/search/held-files.ts';
 import { planSearch } from '../../daemon/search/plan-cache.ts';
 import { changedText } from '../../daemon/repos/changed-text.ts';
 import { changedInIndex, lineChanges } from '../../daemon/watches/index-change.ts';
@@ -195,6 +195,64 @@ test('changedInIndex: paths whose blob differs on a ref, or that one state lacks
   assert.equal(changedInIndex(before, refs({ main: { 'a.txt': a1 } }), 1 << 20), undefined, 'a ref fewer');
   assert.equal(changedInIndex(before, refs({ main: {}, other: {} }), 1 << 20), undefined, 'another ref');
   assert.equal(changedInIndex(before, after, 20), undefined, 'the versions to compare are larger than the bound');
+});
+
+test('changedFiles: only the documents on one side of a ref are decoded; a file moved unchanged is the same blob on both', () => {
+  let decoded = 0;
+  /** A shard file of these documents: [path, blob id (or undefined), text]. */
+  const shard = (docs: Array<[string, string | undefined, string]>): DocReader => ({
+    name: (d) => (decoded++, docs[d]![0]),
+    oid: (d) => docs[d]![1],
+    contentOf: (d) => Buffer.from(docs[d]![2]),
+  });
+  const full = shard([
+    ['a.txt', 'a1', 'alpha\nbeta\n'],
+    ['b.txt', 'b', 'same\n'],
+    ['c.txt', 'c', 'gone\n'],
+    ['e.txt', 'e', 'kept\n'],
+  ]);
+  const delta = shard([
+    ['a.txt', 'a2', 'alpha\ngamma\n'],
+    ['d.txt', 'd', 'new\n'],
+  ]);
+  // A merge moved b.txt, unchanged, into another file.
+  const merged = shard([['b.txt', 'b', 'same\n']]);
+  const parts = (byRef: Record<string, Array<[string, DocReader, number[]]>>): RefParts =>
+    new Map(Object.entries(byRef).map(([ref, ps]) => [ref, ps.map(([file, s, docs]) => ({ file, shard: s, docs: Uint32Array.from(docs) }))]));
+  const before = parts({ main: [['full', full, [0, 1, 2, 3]]], dev: [['full', full, [0, 3]]] });
+  const after = parts({
+    main: [
+      ['full', full, [3]],
+      ['delta', delta, [0, 1]],
+      ['merged', merged, [0]],
+    ],
+    dev: [
+      ['full', full, [3]],
+      ['delta', delta, [0]],
+    ],
+  });
+  const changed = changedFiles(before, after)!;
+  const paths = (f: RefFiles) => Object.fromEntries([...f].map(([ref, files]) => [ref, [...files].map(([p, h]) => `${p}@${h.oid}`).sort()]));
+  assert.deepEqual(paths(changed.before), { main: ['a.txt@a1', 'b.txt@b', 'c.txt@c'], dev: ['a.txt@a1'] });
+  assert.deepEqual(paths(changed.after), { main: ['a.txt@a2', 'b.txt@b', 'd.txt@d'], dev: ['a.txt@a2'] });
+  assert.equal(decoded, 8, 'e.txt, in the same file on both sides, is never decoded');
+  const text = changedInIndex(changed.before, changed.after, 1 << 20)!;
+  assert.deepEqual(text.paths.sort(), ['a.txt', 'c.txt', 'd.txt'], 'b.txt moved, unchanged');
+  assert.equal(text.lines.toString(), 'beta\ngamma\nnew\ngone\n');
+  assert.deepEqual(changedFiles(before, before), {
+    before: new Map([
+      ['main', new Map()],
+      ['dev', new Map()],
+    ]),
+    after: new Map([
+      ['main', new Map()],
+      ['dev', new Map()],
+    ]),
+  });
+  assert.equal(changedFiles(before, parts({ main: [['full', full, [0]]] })), undefined, 'a ref fewer');
+  assert.equal(changedFiles(before, parts({ main: [['full', full, [0]]], other: [] })), undefined, 'another ref');
+  const noIds = shard([['a.txt', undefined, 'x\n']]);
+  assert.equal(changedFiles(before, parts({ main: [['old', noIds, [0]]], dev: [['full', full, [0, 3]]] })), undefined, 'a changed document without a blob id');
 });
 
 test('changeTest: a lang: filter is re-checked when a file whose language its content can decide changed', () => {
