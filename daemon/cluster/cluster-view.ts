@@ -160,7 +160,7 @@ export class ClusterView {
         if (holders.length === 0 && live.includes(maker)) holders.push(maker);
         const rank = new Map(this.#placement.ranked(p.repoId, s.file).map((id, i) => [id, i]));
         holders.sort((a, b) => (a === this.self ? -1 : b === this.self ? 1 : (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : 1)));
-        out.push({ repoId: p.repoId, file: s.file, repository: m.repo.name, visibility: m.repo.visibility, holders });
+        out.push({ repoId: p.repoId, file: s.file, generation: p.generation, repository: m.repo.name, visibility: m.repo.visibility, holders });
       }
     }
     this.#units = out;

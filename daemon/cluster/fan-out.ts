@@ -17,6 +17,9 @@
 // or copied into a compound shard or out of one: a node drops a generation once it sees a
 // newer one published, which may be before this node does): then the cluster view is read
 // again, and the repository's current shard, when it is one, is asked in its place, once.
+// Each unit names the generation it is of: a node that has copied that generation into a
+// compound shard and not yet published the copy answers from the copy (searcher.ts
+// startUnits), so a pack job on a repository's only live holder leaves no gap.
 //
 // What a remote part does not share with a local run: a stream's backpressure (a node runs
 // its part without waiting for the client; what it sends is at most its shards' files) and
@@ -320,6 +323,7 @@ class ClusterSearchRun implements PoolRun {
     list.forEach((i, k) => {
       const at = unitRun.held[k]!;
       if (at < 0) {
+        this.#failures[i] = `${this.o.self}: ${NOT_HELD}`;
         missing.push(i);
         return;
       }
@@ -347,7 +351,7 @@ class ClusterSearchRun implements PoolRun {
     });
     part.start(
       this.#taskFor(list, false, taken),
-      list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file })),
+      list.map((i) => ({ repoId: this.units[i]!.repoId, file: this.units[i]!.file, generation: this.units[i]!.generation })),
       (k, reply) => {
         const i = list[k]!;
         if (reply.status === 'failed' && reply.error === NOT_HELD) {

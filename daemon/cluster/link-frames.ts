@@ -32,6 +32,7 @@
 import { Packr } from 'msgpackr';
 import type { TaskParams } from '../search/merge.ts';
 import type { ShapeOptions } from '../search/file-json.ts';
+import type { ShardUnit } from '../search/searcher.ts';
 
 export const KIND = {
   SEARCH: 1,
@@ -49,11 +50,8 @@ export const KIND = {
 export const ACTION = { stop: 1, definitionsOnly: 2 } as const;
 export type Action = keyof typeof ACTION;
 
-/** A shard of the cluster's index: the published file of a repository. */
-export interface Unit {
-  repoId: number;
-  file: string;
-}
+/** A shard of the cluster's index: the published file of a repository, and its generation. */
+export type Unit = ShardUnit;
 
 /** The body of SEARCH. */
 export interface PartRequest {

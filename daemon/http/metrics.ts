@@ -352,6 +352,11 @@ function watchMetrics(registers: client.Registry[]): Metrics['watches'] {
     labelNames: ['from'],
     registers,
   });
+  const watchDeferred = new client.Counter({
+    name: 'trawl_watch_changes_deferred_total',
+    help: "Repositories' changes some watch could not be checked for, its search unfinished (shards no node could search then): checked again shortly.",
+    registers,
+  });
   const watchChecks = new client.Histogram({
     name: 'trawl_watch_check_seconds',
     help: 'Checks of the watches after the index changed, by how long they took.',
@@ -369,6 +374,7 @@ function watchMetrics(registers: client.Registry[]): Metrics['watches'] {
       watchReads.inc({ from: 'index' }, r.fromIndex);
       watchReads.inc({ from: 'git' }, r.fromGit);
       watchReads.inc({ from: 'unread' }, r.unread);
+      watchDeferred.inc(r.deferred);
     },
   };
 }

@@ -68,6 +68,19 @@ export type { SearchChunk } from './stream-sink.ts';
 export { planSearch, type PlannedSearch } from './plan-cache.ts';
 export type { SearchOptions, SearchService, UnavailableShard, WireResponse } from './search-options.ts';
 
+/** A shard named as a cluster names it (cluster/link-frames.ts Unit). */
+export interface ShardUnit {
+  repoId: number;
+  /** The shard's file name, unique in the cluster. */
+  file: string;
+  /**
+   * The published generation the file is of. A node that has copied that generation into a
+   * compound shard and not yet published the copy (cluster/pack-job.ts) no longer holds the
+   * file, and answers from the copy, which holds the same documents. (Absent from older nodes.)
+   */
+  generation?: number;
+}
+
 /** A task started on shards named by unit (Searcher.startUnits). */
 export interface UnitRun {
   run: PoolRun;
@@ -210,6 +223,7 @@ export class Searcher implements SearchService {
       const visibility = this.view.visibility(m);
       for (const s of parts.shards) {
         const member: EntryMember = { member: s.member ?? 0, repoId: m.repoId, visibility, generation: m.generation };
+        if (m.copyOf !== undefined && parts.shards.length === 1) member.copyOf = m.copyOf;
         if (m.repo) {
           member.repo = m.repo;
           member.flags = parts.flags;
@@ -522,27 +536,22 @@ export class Searcher implements SearchService {
    * Starts a search task on shards of this node's index named by repository and shard file
    * (a cluster's fan-out, cluster/fan-out.ts: the coordinator's own part, or a peer's
    * request): `held[k]` is the run's shard index of `units[k]`, or -1 when the current
-   * index does not hold it (another generation, or not copied here); the task's
+   * index does not hold it (another generation, or not copied here). A unit that names its
+   * generation is also held by a copy of that generation into a compound shard, committed
+   * here and not yet published in its place (cluster/pack-job.ts). The task's
    * speculateFrom is an index into `units`. The snapshot is held
    * until release(), so that the files stay while the coordinator may still reshape them.
    * `releasesFiles`: the caller releases the replies' files once copied (SearchPool.start).
    */
-  startUnits(
-    units: ReadonlyArray<{ repoId: number; file: string }>,
-    task: TaskParams,
-    cancel: SharedArrayBuffer,
-    grant: number,
-    releasesFiles = false,
-  ): UnitRun {
+  startUnits(units: ReadonlyArray<ShardUnit>, task: TaskParams, cancel: SharedArrayBuffer, grant: number, releasesFiles = false): UnitRun {
     const pool = this.startPool();
     this.catchUp();
     const snapshot = this.current;
     snapshot.users++;
-    const byUnit = unitsOf(snapshot);
     const entries: ShardEntry[] = [];
     const only: Array<number[] | null> = [];
     const held = units.map((u) => {
-      const found = byUnit.get(`${u.repoId}/${u.file}`);
+      const found = heldUnit(snapshot, u);
       if (!found) return -1;
       entries.push(found.entry);
       only.push(found.entry.members.length === 1 ? null : [found.member]);
@@ -576,9 +585,9 @@ export class Searcher implements SearchService {
    * Shapes again a file of the shard named by unit in the current index (a peer's
    * coordinator asks: cluster/peer-routes.ts); undefined when this node does not hold it.
    */
-  reshapeUnit(unit: { repoId: number; file: string }, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | undefined {
+  reshapeUnit(unit: ShardUnit, shape: ShapeOptions, f: ShapedFile, budget: number): ShapedFile | undefined {
     this.catchUp();
-    const found = unitsOf(this.current).get(`${unit.repoId}/${unit.file}`);
+    const found = heldUnit(this.current, unit);
     return found && this.reshape(found.entry, shape, f, budget);
   }
 
@@ -670,12 +679,18 @@ export function parseFile(f: ShapedFile): FileResult {
   return parseJson(f.json) as FileResult;
 }
 
-function unitsOf(snapshot: Snapshot): Map<string, { entry: ShardEntry; member: number }> {
+/** Where the snapshot holds a unit: its file, else a copy of its generation (startUnits). */
+function heldUnit(snapshot: Snapshot, u: ShardUnit): { entry: ShardEntry; member: number } | undefined {
   if (!snapshot.byUnit) {
-    snapshot.byUnit = new Map();
-    for (const entry of snapshot.entries) entry.members.forEach((m, member) => snapshot.byUnit!.set(`${m.repoId}/${basename(entry.path)}`, { entry, member }));
+    const byUnit = new Map<string, { entry: ShardEntry; member: number }>();
+    for (const entry of snapshot.entries)
+      entry.members.forEach((m, member) => {
+        byUnit.set(`${m.repoId}/${basename(entry.path)}`, { entry, member });
+        if (m.copyOf !== undefined) byUnit.set(`${m.repoId}@${m.copyOf}`, { entry, member });
+      });
+    snapshot.byUnit = byUnit;
   }
-  return snapshot.byUnit;
+  return snapshot.byUnit.get(`${u.repoId}/${u.file}`) ?? (u.generation === undefined ? undefined : snapshot.byUnit.get(`${u.repoId}@${u.generation}`));
 }
 
 /**

@@ -40,6 +40,11 @@ export interface EntryMember {
   visibility: 'public' | 'private';
   /** The manifest's generation: what a shard error marks broken. */
   generation: number;
+  /**
+   * In a cluster, a copy into a compound shard (the manifest's copyOf): the generation whose
+   * documents it holds, under whose unit it answers until the copy is published.
+   */
+  copyOf?: number;
   /** From the manifest; undefined for manifests written before it was recorded. */
   repo?: ManifestRepo;
   /** Its name and flags as a query's repository filters read them (visibleShards), made once per snapshot. */
@@ -54,7 +59,7 @@ export interface Snapshot {
   broken: Array<{ repoId: number; visibility: 'public' | 'private'; shards: number }>;
   /** Searches running on this snapshot. */
   users: number;
-  /** Its entries by "<repoId>/<shard file>" (a cluster's units), made when first asked for. */
+  /** Its entries by "<repoId>/<shard file>" (a cluster's units) and copies by "<repoId>@<generation copied>", made when first asked for. */
   byUnit?: Map<string, { entry: ShardEntry; member: number }>;
   /** Its members by repository name, lower case (those whose name is not plain ASCII under ''), made when first asked for. */
   byName?: Map<string, Array<{ entry: ShardEntry; member: number }>>;

@@ -16,6 +16,12 @@
 // read from git (changed-text.ts); when it cannot be read at all (a first index, a commit
 // git no longer has), every watch is searched in that repository.
 //
+// A watch whose search could not finish (shards no node could search just then: in a
+// cluster, a node gone, or a copy into a compound shard not yet published) is not recorded
+// and leaves its repository's state where it was: the next check, which the runtime asks
+// for a little later, searches it again on the same change, until RETRY_FOR_MS after the
+// first try; then the change is given up for it (logged), as one that cannot be checked.
+//
 // Checks, and the creation of watches (whose baseline must be taken from the same index
 // the next check starts from), run one at a time.
 
@@ -45,6 +51,12 @@ type CanSee = Identity['canSee'];
  * with: its replaced shard files stay on disk meanwhile. A change found later is read from git.
  */
 export const HOLD_MS = 10 * 60_000;
+
+/** How long a repository's change whose watch searches could not finish is tried again. */
+export const RETRY_FOR_MS = 60_000;
+
+/** A watch's search that did not finish: tried again (RETRY_FOR_MS). */
+class UnfinishedSearch extends Error {}
 
 type RepoFilter = NonNullable<SearchOptions['repoFilter']>;
 
@@ -104,6 +116,11 @@ export interface CheckReport {
   fromIndex: number;
   fromGit: number;
   unread: number;
+  /**
+   * Of `repos`, those whose change some watch could not be checked for (its search did not
+   * finish): their state stays, and they are checked again.
+   */
+  deferred: number;
   /** Watch searches run, and those the changed lines ruled out. */
   searched: number;
   skipped: number;
@@ -137,6 +154,11 @@ export class WatchEvaluator {
   readonly #plans = new Map<number, Planned>();
   /** What the watches last saw of each repository (the store's watched_repos), once read. */
   #seen: Map<number, WatchedRepoState> | undefined;
+  /**
+   * Repositories whose change some watches could not be checked for yet: the generation it
+   * led to, the change read then, those watches, and when it was first tried.
+   */
+  readonly #pending = new Map<number, { generation: number; text: ChangedText | undefined; watches: Set<number>; since: number }>();
   /** The state of the index the last check ran on, held for the next (HOLD_MS). */
   #held: { hold: IndexHold; timer: NodeJS.Timeout } | undefined;
   /** The watches as last read from the store, and the store's revision of them then. */
@@ -263,6 +285,7 @@ export class WatchEvaluator {
     return this.#serial(async () => {
       this.#seen = undefined;
       this.#list = undefined;
+      this.#pending.clear();
       this.#keep(undefined);
     });
   }
@@ -289,8 +312,7 @@ export class WatchEvaluator {
     const states: WatchedRepoState[] = [];
     for (const m of changed) {
       report.repos++;
-      const before = seen.get(m.repoId);
-      if (watches.length > 0) await this.#repoChanged(m, await this.#changeOf(m, before, now, report), watches, ownerOf, report);
+      if (watches.length > 0 && !(await this.#repoChecked(m, now, watches, ownerOf, report))) continue;
       states.push({ repoId: m.repoId, generation: m.generation, refs: (m.refs ?? []).map((r) => ({ name: r.name, kind: r.kind, commit: r.commit })) });
     }
     // The states move once every watch is recorded, together (a pack's rebuild re-commits
@@ -354,18 +376,61 @@ export class WatchEvaluator {
     }
   }
 
+  /**
+   * Checks the watches after a repository's change: false when some could not be checked
+   * and are to be tried again (its state then stays), true once every one was.
+   */
+  async #repoChecked(
+    m: LoadedManifest,
+    now: IndexHold | undefined,
+    watches: readonly WatchRecord[],
+    ownerOf: (userId: string) => Promise<CanSee | undefined>,
+    report: CheckReport,
+  ): Promise<boolean> {
+    // Tried before on this change: its text as read then, and only the watches left.
+    const pending = this.#pending.get(m.repoId);
+    const again = pending?.generation === m.generation ? pending : undefined;
+    const text = again ? again.text : await this.#changeOf(m, this.#seen?.get(m.repoId), now, report);
+    const left = await this.#repoChanged(m, text, again ? watches.filter((w) => again.watches.has(w.id)) : watches, ownerOf, report);
+    if (left.size === 0) {
+      this.#pending.delete(m.repoId);
+      return true;
+    }
+    const at = this.#clock();
+    const since = again?.since ?? at;
+    if (at - since >= RETRY_FOR_MS) {
+      this.#pending.delete(m.repoId);
+      this.#d.log?.warn(
+        { repoId: m.repoId, watches: [...left], seconds: RETRY_FOR_MS / 1000 },
+        'watches whose searches did not finish after a change, tried again meanwhile: that change is not reported to them',
+      );
+      return true;
+    }
+    if (!again) this.#d.log?.info({ repoId: m.repoId, watches: [...left] }, 'watches whose searches did not finish after a change: tried again shortly');
+    this.#pending.set(m.repoId, { generation: m.generation, text, watches: left, since });
+    report.deferred++;
+    return false;
+  }
+
+  /** Milliseconds by the evaluator's clock. */
+  #clock(): number {
+    return (this.#d.now?.() ?? new Date()).getTime();
+  }
+
+  /** Searches the watches the change may have touched; those whose search did not finish are returned. */
   async #repoChanged(
     m: LoadedManifest,
     text: ChangedText | undefined,
     watches: readonly WatchRecord[],
     ownerOf: (userId: string) => Promise<CanSee | undefined>,
     report: CheckReport,
-  ): Promise<void> {
+  ): Promise<Set<number>> {
+    const left = new Set<number>();
     // No file changed (its refs did not move: a pack rebuilt for another repository's
     // change re-commits this one too): no watch's matches can have.
     if (text !== undefined && text.paths.length === 0) {
       report.skipped += watches.length;
-      return;
+      return left;
     }
     for (const w of watches) {
       const p = this.#planOf(w);
@@ -377,6 +442,10 @@ export class WatchEvaluator {
       try {
         await this.#evaluate(w, p.planned, m, await ownerOf(w.userId), report);
       } catch (err) {
+        if (err instanceof UnfinishedSearch || (err instanceof ServiceError && err.errorCode === 'SERVICE_UNAVAILABLE')) {
+          left.add(w.id);
+          continue;
+        }
         // One watch's failure (a context it names was deleted, the watch itself was) is
         // its own: the others are still checked.
         this.#d.log?.warn(
@@ -385,6 +454,7 @@ export class WatchEvaluator {
         );
       }
     }
+    return left;
   }
 
   /**
@@ -457,7 +527,7 @@ export class WatchEvaluator {
     const after = matchesByRepo(res).get(m.repoId) ?? [];
     // An answer that is not whole would report what it missed as removed.
     if (after.length > max) throw new Error(`the watch matches more than settings.watches.maxMatches (${max}) lines in this repository`);
-    if (!res.isSearchExhaustive) throw new Error('its search did not finish');
+    if (!res.isSearchExhaustive) throw new UnfinishedSearch('its search did not finish');
     const tip = m.refs?.[0];
     await this.#record(w, m.repoId, { id: m.repoId, name: manifestRepoName(m), ...(tip ? { commit: tip.commit } : {}) }, after, report);
   }
@@ -512,7 +582,7 @@ export class WatchEvaluator {
 }
 
 function emptyReport(): CheckReport {
-  return { repos: 0, removedRepos: 0, fromIndex: 0, fromGit: 0, unread: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
+  return { repos: 0, removedRepos: 0, fromIndex: 0, fromGit: 0, unread: 0, deferred: 0, searched: 0, skipped: 0, events: 0, ms: 0, changeMs: 0, searchMs: 0 };
 }
 
 /** A watch's search: its query, every match up to `matches`, no context lines. */

@@ -6,7 +6,9 @@
 // compound shards merged: the index has settled), and for changes made otherwise (`trawl
 // index`) when the index's version, read every POLL_MS, has moved and then stayed the same
 // for SETTLE_MS: a check run in the middle of a sync competes with its builds for the
-// processors, and checks again what the sync's next commit moves.
+// processors, and checks again what the sync's next commit moves. A check that left a
+// repository's change for later (a watch's search could not finish: watch-evaluator.ts)
+// is followed by another RETRY_MS later, whether or not the index moved.
 
 import type { Identity } from '../auth/identity.ts';
 import type { Settings } from '../config/types.ts';
@@ -25,6 +27,8 @@ import { WatchFeed } from './watch-feed.ts';
 /** How often the index's version is compared with the one the watches last checked. */
 export const POLL_MS = 250;
 export const SETTLE_MS = 500;
+/** How soon a check that left changes for later is followed by another. */
+export const RETRY_MS = 2000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 type CanSee = Identity['canSee'];
@@ -106,12 +110,19 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
   });
   let checked = '';
   let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
   const check = (): void => {
     if (stopped || !leads()) return;
     const version = d.index.current().version;
     checked = version;
     void evaluator.check().then(
-      (report) => d.observe?.check(report),
+      (report) => {
+        d.observe?.check(report);
+        if (report.deferred === 0 || stopped) return;
+        clearTimeout(retry);
+        retry = setTimeout(check, RETRY_MS);
+        retry.unref();
+      },
       (err: Error) => d.log?.warn({ err: err.message }, 'checking the watches failed: tried again at the next change of the index'),
     );
   };
@@ -159,6 +170,7 @@ export function startWatches(d: WatchRuntimeDeps): WatchRuntime {
     changed: check,
     async stop() {
       stopped = true;
+      clearTimeout(retry);
       clearInterval(poll);
       clearInterval(prune);
       stopFeed();
