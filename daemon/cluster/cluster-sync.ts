@@ -147,6 +147,7 @@ export class ClusterSyncScheduler {
         redis: s.#redis,
         key: options.keys.leader,
         id: options.nodeId,
+        leads: 'the sync',
         heartbeatMs: options.heartbeatMs,
         log,
         // Not before open() below has returned: the first bid's gain is handled there.

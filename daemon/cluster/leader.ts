@@ -41,6 +41,8 @@ export interface LeaderOptions {
   key: string;
   /** This node's id. */
   id: string;
+  /** What the key's holder leads, as the logs name it ('the sync', 'the watches'): a node may hold several keys. */
+  leads: string;
   /** How often the key is renewed or tried for (cluster.heartbeatMs). */
   heartbeatMs: number;
   /** How long the key lasts without renewal (default 3 × heartbeatMs; at least 2 ×). */
@@ -105,7 +107,8 @@ export class Leader {
     try {
       await this.#redis.eval(RELEASE, 1, this.#options.key, this.#options.id);
     } catch (err) {
-      if (this.#leader) this.#options.log.warn({ err: (err as Error).message }, 'the leader key could not be released: it expires by itself');
+      if (this.#leader)
+        this.#options.log.warn({ err: (err as Error).message, leads: this.#options.leads }, 'the leader key could not be released: it expires by itself');
     }
     this.#set(false);
     if (this.#owned) await closeRedis(this.#redis);
@@ -125,11 +128,15 @@ export class Leader {
       let held: boolean;
       try {
         held = (await this.#redis.eval(CAMPAIGN, 1, this.#options.key, this.#options.id, String(this.#ttlMs))) === 1;
-        if (this.#failing) this.#options.log.info({}, 'the leader key can be renewed again');
+        if (this.#failing) this.#options.log.info({ leads: this.#options.leads }, 'the leader key can be renewed again');
         this.#failing = false;
       } catch (err) {
         // Unknown: keep what we were until the expiry timer says otherwise.
-        if (!this.#failing) this.#options.log.warn({ err: (err as Error).message, leader: this.#leader }, 'the leader key could not be renewed or tried for');
+        if (!this.#failing)
+          this.#options.log.warn(
+            { err: (err as Error).message, leader: this.#leader, leads: this.#options.leads },
+            'the leader key could not be renewed or tried for',
+          );
         this.#failing = true;
         return;
       }
@@ -140,7 +147,7 @@ export class Leader {
         const left = sentAt + this.#ttlMs - this.#options.heartbeatMs - Date.now();
         this.#expiry = setTimeout(
           () => {
-            this.#options.log.warn({}, 'leadership given up: the leader key could not be renewed in time');
+            this.#options.log.warn({ leads: this.#options.leads }, 'leadership given up: the leader key could not be renewed in time');
             this.#set(false);
           },
           Math.max(0, left),
@@ -159,7 +166,8 @@ export class Leader {
     }
     if (leader === this.#leader) return;
     this.#leader = leader;
-    this.#options.log.info({ node: this.#options.id }, leader ? 'this node is now the cluster leader' : 'this node is no longer the cluster leader');
+    const { id, leads } = this.#options;
+    this.#options.log.info({ node: id, leads }, leader ? `this node now leads ${leads}` : `this node no longer leads ${leads}`);
     if (leader) this.#options.onGain?.();
     else this.#options.onLose?.();
   }

@@ -165,7 +165,14 @@ export class ClusterNode {
         o.settings.heartbeatMs,
       );
       n.#timer.unref();
-      n.#watchesLeader = await Leader.open({ redis, key: keys.watchesLeader, id: o.self.id, heartbeatMs: o.settings.heartbeatMs, log: o.log });
+      n.#watchesLeader = await Leader.open({
+        redis,
+        key: keys.watchesLeader,
+        id: o.self.id,
+        leads: 'the watches',
+        heartbeatMs: o.settings.heartbeatMs,
+        log: o.log,
+      });
       o.log.info({ node: o.self.id, url: o.self.url, nodes: membership.live().length }, 'joined the cluster');
       return node;
     } catch (err) {

@@ -67,11 +67,21 @@ test("leader: one node at a time; a released key is taken at the next heartbeat,
   const events: string[] = [];
   const own = new Redis(redis!.url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   await own.connect();
-  const a = await Leader.open({ redis: own, key, id: 'a', heartbeatMs, log: silentLogger, onGain: () => events.push('a+'), onLose: () => events.push('a-') });
+  const a = await Leader.open({
+    redis: own,
+    key,
+    id: 'a',
+    leads: 'the test',
+    heartbeatMs,
+    log: silentLogger,
+    onGain: () => events.push('a+'),
+    onLose: () => events.push('a-'),
+  });
   const b = await Leader.open({
     redis: redis!.url,
     key,
     id: 'b',
+    leads: 'the test',
     heartbeatMs,
     log: silentLogger,
     onGain: () => events.push('b+'),
@@ -98,7 +108,7 @@ test("leader: one node at a time; a released key is taken at the next heartbeat,
     assert.deepEqual(events, ['a+', 'a-', 'b+']);
 
     // b closes: c, waiting, takes the released key at its next heartbeat.
-    c = await Leader.open({ redis: redis!.url, key, id: 'c', heartbeatMs, log: silentLogger });
+    c = await Leader.open({ redis: redis!.url, key, id: 'c', leads: 'the test', heartbeatMs, log: silentLogger });
     assert.equal(c.isLeader, false);
     const closedAt = Date.now();
     await b.close();
