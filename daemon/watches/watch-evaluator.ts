@@ -329,6 +329,7 @@ export class WatchEvaluator {
       await this.#repoGone(repoId, watches, report);
       await store.watches.deleteRepoState(repoId);
       seen.delete(repoId);
+      this.#pending.delete(repoId);
     }
   }
 
