@@ -17,7 +17,7 @@ import { ClusterKeys } from '../../daemon/cluster/redis-keys.ts';
 import { loadConfig } from '../../daemon/config/load.ts';
 import type { Daemon } from '../../daemon/daemon.ts';
 import { newUserKey } from '../helpers/cli-users.ts';
-import { startClusterBackends, startDaemons, stopCluster } from '../helpers/cluster.ts';
+import { NodeLogs, startClusterBackends, startDaemons, stopCluster } from '../helpers/cluster.ts';
 import { tempDir } from '../helpers/corpus.ts';
 import { call } from '../helpers/daemon.ts';
 import { TestRepo } from '../helpers/git.ts';
@@ -27,6 +27,8 @@ import type { TestRedis } from '../helpers/redis.ts';
 import { delivery } from '../webhooks/deliveries.ts';
 
 const SECRET = 'cluster-hook-secret-0123456789abcdef';
+/** What the nodes logged: printed when the test fails. */
+const logs = new NodeLogs();
 const dir = tempDir('cluster-push');
 const keys = new ClusterKeys(`push${process.pid}`);
 let redis: TestRedis | undefined;
@@ -58,7 +60,7 @@ before(async () => {
   events.on('completed', ({ jobId }) => completed.push(jobId));
   await events.waitUntilReady();
   const config = loadConfig(configPath);
-  await startDaemons(daemons, config, dir.path, ['a', 'b'], { env: { ...process.env, LOCAL_HOOK: SECRET } });
+  await startDaemons(daemons, config, dir.path, ['a', 'b'], { env: { ...process.env, LOCAL_HOOK: SECRET } }, logs);
 });
 
 after(async () => {
@@ -78,53 +80,55 @@ async function found(d: Daemon, query: string): Promise<number> {
   return (res.json as { files: unknown[] }).files.length;
 }
 
-test('a push notice on the node that does not lead builds once and is searchable; the sync route waits for its outcome', { timeout: 120_000 }, async (t) => {
-  if (skip) return t.skip(skip);
-  const own = new Redis(redis!.url);
-  t.after(() => own.disconnect());
-  // The node that does not lead.
-  const leads = await own.get(keys.leader);
-  assert.ok(leads === 'a' || leads === 'b', String(leads));
-  const b = daemons[leads === 'a' ? 1 : 0]!;
-  await until('the first listing searchable through b', async () => (await found(b, 'widget_zero')) === 1);
-  const id = (await listed(b))!.repoId as number;
-  const job = `repo-${id}`;
+test('a push notice on the node that does not lead builds once and is searchable; the sync route waits for its outcome', { timeout: 120_000 }, (t) =>
+  logs.printedOnFailure(t, async () => {
+    if (skip) return t.skip(skip);
+    const own = new Redis(redis!.url);
+    t.after(() => own.disconnect());
+    // The node that does not lead.
+    const leads = await own.get(keys.leader);
+    assert.ok(leads === 'a' || leads === 'b', String(leads));
+    const b = daemons[leads === 'a' ? 1 : 0]!;
+    await until('the first listing searchable through b', async () => (await found(b, 'widget_zero')) === 1);
+    const id = (await listed(b))!.repoId as number;
+    const job = `repo-${id}`;
 
-  // The notice.
-  const head = repo.commit({ 'w.c': 'int widget_one;\n' });
-  const builtBefore = completed.filter((j) => j === job).length;
-  const notice = delivery('git', { path: 'widgets', secret: SECRET });
-  const answer = await call(`${b.url}/api/webhooks/git`, { method: 'POST', headers: notice.headers, body: notice.body });
-  assert.equal(answer.status, 202, answer.text);
-  assert.deepEqual(answer.json, { outcome: 'queued', event: 'push', repositories: ['widgets'] });
-  await until('the push searchable through b', async () => (await found(b, 'widget_one')) === 1);
-  let seen: Record<string, unknown> | undefined;
-  await until('its freshness listed', async () => {
-    seen = await listed(b);
-    return seen?.indexedCommit === head && seen.lastEventSyncedAt !== undefined;
-  });
-  assert.ok(typeof seen!.eventLagSeconds === 'number' && seen!.eventLagSeconds < 30, JSON.stringify(seen));
-  assert.ok(Date.parse(seen!.lastEventSyncedAt as string) >= Date.parse(seen!.lastEventAt as string));
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  assert.equal(completed.filter((j) => j === job).length, builtBefore + 1, 'one build');
-  const metrics = await (await fetch(`${b.url}/metrics`)).text();
-  assert.match(metrics, /trawl_webhook_deliveries_total\{host="git",outcome="queued"\} 1/);
-  assert.match(metrics, /trawl_webhook_push_to_searchable_seconds_count 1/);
+    // The notice.
+    const head = repo.commit({ 'w.c': 'int widget_one;\n' });
+    const builtBefore = completed.filter((j) => j === job).length;
+    const notice = delivery('git', { path: 'widgets', secret: SECRET });
+    const answer = await call(`${b.url}/api/webhooks/git`, { method: 'POST', headers: notice.headers, body: notice.body });
+    assert.equal(answer.status, 202, answer.text);
+    assert.deepEqual(answer.json, { outcome: 'queued', event: 'push', repositories: ['widgets'] });
+    await until('the push searchable through b', async () => (await found(b, 'widget_one')) === 1);
+    let seen: Record<string, unknown> | undefined;
+    await until('its freshness listed', async () => {
+      seen = await listed(b);
+      return seen?.indexedCommit === head && seen.lastEventSyncedAt !== undefined;
+    });
+    assert.ok(typeof seen!.eventLagSeconds === 'number' && seen!.eventLagSeconds < 30, JSON.stringify(seen));
+    assert.ok(Date.parse(seen!.lastEventSyncedAt as string) >= Date.parse(seen!.lastEventAt as string));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(completed.filter((j) => j === job).length, builtBefore + 1, 'one build');
+    const metrics = await (await fetch(`${b.url}/metrics`)).text();
+    assert.match(metrics, /trawl_webhook_deliveries_total\{host="git",outcome="queued"\} 1/);
+    assert.match(metrics, /trawl_webhook_push_to_searchable_seconds_count 1/);
 
-  // The sync route, waiting.
-  const next = repo.commit({ 'w.c': 'int widget_two;\n' });
-  const waited = await call(`${b.url}/api/repos/${id}/sync?wait=true`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` } });
-  assert.equal(waited.status, 200, waited.text);
-  // A build that started before the request may have read the commit (a repository on this
-  // machine is read in place, its refs when it is built): the one that answers then finds
-  // it indexed. test/cluster/asked-syncs.test.ts tells the two apart.
-  const outcome = waited.json as Record<string, unknown>;
-  assert.ok(outcome.outcome === 'indexed' || outcome.outcome === 'unchanged', waited.text);
-  assert.deepEqual({ ...outcome, outcome: 'indexed', seconds: 0 }, { repoId: id, repoName: 'widgets', outcome: 'indexed', seconds: 0 });
-  await until('the sync searchable through b', async () => (await found(b, 'widget_two')) === 1);
-  await until('its commit listed', async () => (await listed(b))?.indexedCommit === next);
-  const built = completed.filter((j) => j === job).length;
-  const queued = await call(`${b.url}/api/repos/${id}/sync`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` } });
-  assert.equal(queued.status, 202, queued.text);
-  await until('its build', () => completed.filter((j) => j === job).length === built + 1);
-});
+    // The sync route, waiting.
+    const next = repo.commit({ 'w.c': 'int widget_two;\n' });
+    const waited = await call(`${b.url}/api/repos/${id}/sync?wait=true`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` } });
+    assert.equal(waited.status, 200, waited.text);
+    // A build that started before the request may have read the commit (a repository on this
+    // machine is read in place, its refs when it is built): the one that answers then finds
+    // it indexed. test/cluster/asked-syncs.test.ts tells the two apart.
+    const outcome = waited.json as Record<string, unknown>;
+    assert.ok(outcome.outcome === 'indexed' || outcome.outcome === 'unchanged', waited.text);
+    assert.deepEqual({ ...outcome, outcome: 'indexed', seconds: 0 }, { repoId: id, repoName: 'widgets', outcome: 'indexed', seconds: 0 });
+    await until('the sync searchable through b', async () => (await found(b, 'widget_two')) === 1);
+    await until('its commit listed', async () => (await listed(b))?.indexedCommit === next);
+    const built = completed.filter((j) => j === job).length;
+    const queued = await call(`${b.url}/api/repos/${id}/sync`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` } });
+    assert.equal(queued.status, 202, queued.text);
+    await until('its build', () => completed.filter((j) => j === job).length === built + 1);
+  }),
+);
